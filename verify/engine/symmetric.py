@@ -1,0 +1,112 @@
+"""Population loss and gradient at background-symmetric parameters (the four scalars of A.7).
+
+The expressions come from :mod:`verify.engine.symbolic` (SymPy, derived from the model) and the
+moments from :mod:`verify.engine.expectations`; nothing is typed twice.  The moment family is
+chosen so that no digits cancel: ``mu`` (moments of gamma) for a gap ``alpha_s - alpha_j <= 0``,
+``nu`` (moments of 1 - gamma) for a positive gap, where gamma -> 1 on positive words and the loss
+is a small difference in the ``mu`` family.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import mpmath
+
+from .expectations import GUARD_DIGITS, symmetric_moments
+from .symbolic import GRAD_KEYS, Family, lambdify_reduction, reduce_symmetric
+
+
+@dataclass(frozen=True)
+class SymmetricPoint:
+    """Background-symmetric parameters: alpha = alpha_s e_s + alpha_j 1_{-s}, likewise beta."""
+
+    d: int
+    alpha_s: object = 0
+    alpha_j: object = 0
+    beta_s: object = 0
+    beta_j: object = 0
+
+    def __post_init__(self) -> None:
+        if int(self.d) != self.d or self.d < 2:
+            raise ValueError(f"d must be an integer >= 2, got {self.d}")
+
+    def gap(self):
+        """Attention gap alpha_s - alpha_j (the model depends on alpha only through it), at the
+        current mpmath precision (inputs given as strings are read at that precision)."""
+        return mpmath.mpf(self.alpha_s) - mpmath.mpf(self.alpha_j)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Population loss and per-coordinate gradient at a symmetric point.
+
+    ``error`` bounds the absolute error of each output coming from the quadrature's error
+    estimates of the moments (the expressions are exact polynomials in the moments).
+    """
+
+    point: SymmetricPoint
+    dps: int
+    family: Family
+    loss: mpmath.mpf
+    grad: dict
+    error: dict
+    moments: tuple
+
+
+@lru_cache(maxsize=None)
+def _numeric(family: Family):
+    return lambdify_reduction(family)
+
+
+def family_for(gap) -> Family:
+    """The moment family that keeps every digit at this gap."""
+    return "nu" if mpmath.mpf(gap) > 0 else "mu"
+
+
+def evaluate(point: SymmetricPoint, dps: int = 30) -> Evaluation:
+    """Population loss L_s and its gradient (dL/dalpha_s, dL/dalpha_j for one background
+    coordinate, dL/dbeta_s, dL/dbeta_j for one background coordinate) at ``point``."""
+    with mpmath.workdps(dps + GUARD_DIGITS):
+        gap = point.gap()
+    family = family_for(gap)
+    order = reduce_symmetric(family).order
+    mom = symmetric_moments(point.d, gap, family, order, dps)
+    fn = _numeric(family)
+    with mpmath.workdps(dps + GUARD_DIGITS):
+        args = (mpmath.mpf(point.d), mpmath.mpf(point.beta_s), mpmath.mpf(point.beta_j))
+        padded = list(mom.values) + [mpmath.mpf(0)] * (4 - order)
+        base = fn(*args, *padded)
+        error = [mpmath.mpf(0)] * len(base)
+        for r in range(order):  # outputs are affine in each moment: propagate exactly
+            shifted = list(padded)
+            shifted[r] += 1
+            slope = fn(*args, *shifted)
+            error = [e + abs(s - b) * mom.errors[r] for e, s, b in zip(error, slope, base)]
+    keys = ("loss", *GRAD_KEYS)
+    return Evaluation(
+        point=point,
+        dps=dps,
+        family=family,
+        loss=base[0],
+        grad=dict(zip(GRAD_KEYS, base[1:])),
+        error=dict(zip(keys, error)),
+        moments=mom.values,
+    )
+
+
+def output_gradient_system(d: int, gap, dps: int = 30) -> tuple[mpmath.matrix, mpmath.matrix]:
+    """At fixed attention the output gradient is affine: (dL/dbeta_s, dL/dbeta_j) = A b - c for
+    b = (beta_s, beta_j), per coordinate.  Returns (A, c), read off the reduction by evaluating
+    it at b = 0, e_1, e_2 (exact, by linearity)."""
+    family = family_for(gap)
+    order = reduce_symmetric(family).order
+    mom = symmetric_moments(d, gap, family, order, dps)
+    fn = _numeric(family)
+    with mpmath.workdps(dps + GUARD_DIGITS):
+        padded = list(mom.values) + [mpmath.mpf(0)] * (4 - order)
+        grads = [fn(mpmath.mpf(d), mpmath.mpf(bs), mpmath.mpf(bj), *padded)[3:5]
+                 for bs, bj in ((0, 0), (1, 0), (0, 1))]
+        c = mpmath.matrix([-grads[0][0], -grads[0][1]])
+        A = mpmath.matrix([[grads[1][i] + c[i], grads[2][i] + c[i]] for i in range(2)])
+    return A, c
