@@ -7,14 +7,24 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Sequence
 
 import mpmath
 from rich.console import Console
 from rich.table import Table
 
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from . import constants as constants_mod
+from . import report, runner
+from .checks import Profile
+from .engine.plans import three_phase
 from .engine.symbolic import GRAD_KEYS
 from .engine.symmetric import SymmetricPoint, evaluate
+from .results import REGISTRY
+
+REPORT_PATH = Path(__file__).resolve().parent.parent / "REPORT.md"
 
 EXIT_USAGE = 2
 
@@ -91,6 +101,138 @@ def _cmd_eval(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def unit_interval(text: str) -> float:
+    try:
+        eps = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"eps must be a number in (0, 1), got {text!r}") from None
+    if not 0 < eps < 1:
+        raise argparse.ArgumentTypeError(f"eps must be in (0, 1), got {text}")
+    return eps
+
+
+def d_range(text: str) -> list[int]:
+    """"5", "3-10" or "3,10,100"."""
+    out: list[int] = []
+    for part in text.split(","):
+        lo, sep, hi = part.partition("-")
+        try:
+            vals = range(int(lo), int(hi) + 1) if sep else [int(lo)]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"--d expects N, A-B or a comma list, got {text!r}") from None
+        out.extend(vals)
+    if not out or min(out) < 2:
+        raise argparse.ArgumentTypeError(f"d must be integers >= 2, got {text!r}")
+    return out
+
+
+def eps_list(text: str) -> list[float]:
+    return [unit_interval(part) for part in text.split(",")]
+
+
+def _load_constants(args: argparse.Namespace) -> dict:
+    try:
+        base = constants_mod.load(Path(args.constants) if args.constants else constants_mod.DEFAULT_FILE)
+        return constants_mod.with_overrides(base, args.set or [])
+    except constants_mod.ConstantsError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] | None,
+                options: dict) -> int:
+    consts = _load_constants(args)
+    profile = Profile(args.profile)
+    try:
+        results = runner.select(ids)
+    except KeyError as exc:
+        raise UsageError(f"unknown result or check: {exc.args[0]} (see `verify list`)") from None
+    checked = [r for r in results if r.checked]
+    pending = [r for r in results if not r.checked]
+    with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("cases", total=None)
+        reports = runner.run(checked, constants_mod.values(consts), profile, options,
+                             workers=args.workers, check_ids=ids,
+                             progress=lambda done, total: bar.update(task, completed=done, total=total))
+    console.print(report.terminal_table(reports, pending))
+    for line in report.failures_text(reports):
+        console.print(f"[red]{line}[/]", highlight=False)
+    if args.json:
+        Path(args.json).write_text(report.json_report(reports, pending, consts, profile))
+    if getattr(args, "write_report", False):
+        REPORT_PATH.write_text(report.markdown(reports, results, consts, profile))
+        console.print(f"wrote {REPORT_PATH.name}")
+    return report.exit_code(reports)
+
+
+def _cmd_all(args: argparse.Namespace, console: Console) -> int:
+    args.write_report = True
+    return _run_checks(args, console, None, {})
+
+
+def _cmd_check(args: argparse.Namespace, console: Console) -> int:
+    options = {"d": args.d, "eps": args.eps}
+    return _run_checks(args, console, [args.id], {k: v for k, v in options.items() if v})
+
+
+def _cmd_list(args: argparse.Namespace, console: Console) -> int:
+    table = Table(title="Registered results and checks")
+    table.add_column("id")
+    table.add_column("step / statement", overflow="fold")
+    table.add_column("evidence")
+    for result in REGISTRY:
+        table.add_row(f"[bold]{result.id}[/]", result.statement, "" if result.checked else "not checked yet")
+        for check in result.checks:
+            table.add_row(f"  {check.id}", f"{check.step}: {check.claim}", check.evidence.value)
+    console.print(table)
+    return 0
+
+
+def _cmd_plan(args: argparse.Namespace, console: Console) -> int:
+    from .results.thm2 import schedule
+
+    consts = constants_mod.values(_load_constants(args))
+    eta1, eta2, eta3, T = schedule(args.d, args.eps, consts)
+    eta1 = args.eta1 if args.eta1 is not None else eta1
+    eta2 = args.eta2 if args.eta2 is not None else eta2
+    eta3 = args.eta3 if args.eta3 is not None else eta3
+    T = args.T if args.T is not None else T
+    plan = three_phase(args.d, eta1, eta2, eta3, T, args.dps)
+    digits = args.dps
+    pair = lambda v, a, b: {a: decimal_string(v[0], digits), b: decimal_string(v[1], digits)}
+    out = {
+        "d": args.d, "eps": args.eps, "T": plan.T,
+        "eta1": decimal_string(plan.eta1, digits), "eta2": decimal_string(plan.eta2, digits),
+        "eta3": decimal_string(plan.eta3, digits),
+        "beta1": pair(plan.beta1, "beta_s", "beta_j"),
+        "alpha": pair(plan.alpha, "alpha_s", "alpha_j"),
+        "beta3": pair(plan.beta3, "beta_s", "beta_j"),
+        "loss": decimal_string(plan.loss, digits),
+    }
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    table = Table(title=f"Three-phase plan, d = {args.d}, eps = {args.eps:g}, T = {plan.T}")
+    table.add_column("quantity")
+    table.add_column("value", justify="right", overflow="fold")
+    for key in ("eta1", "eta2", "eta3"):
+        table.add_row(key, out[key])
+    for phase in ("beta1", "alpha", "beta3"):
+        for key, val in out[phase].items():
+            table.add_row(f"{phase}.{key}", val)
+    table.add_row("L_s(alpha', beta'')", out["loss"])
+    console.print(table)
+    return 0
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--profile", choices=[x.value for x in Profile], default="default")
+    p.add_argument("--constants", metavar="FILE", help="constants file (default proofs/constants.toml)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override one constant")
+    p.add_argument("--workers", type=int, default=1, help="processes to spread the cases over")
+    p.add_argument("--json", metavar="PATH", help="also write a machine-readable report")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="verify", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -101,6 +243,33 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--dps", type=precision, default=30, help="decimal digits (default 30)")
     ev.add_argument("--json", action="store_true", help="print one JSON object")
     ev.set_defaults(handler=_cmd_eval)
+
+    al = sub.add_parser("all", help="run every check, print the report, write REPORT.md")
+    _add_run_options(al)
+    al.set_defaults(handler=_cmd_all)
+
+    ch = sub.add_parser("check", help="run the checks of one result or one check")
+    ch.add_argument("id", help="result id (prop1) or check id (prop1.bound)")
+    ch.add_argument("--d", type=d_range, help="values of d: N, A-B or a comma list")
+    ch.add_argument("--eps", type=eps_list, help="comma list of eps in (0, 1)")
+    _add_run_options(ch)
+    ch.set_defaults(handler=_cmd_check)
+
+    ls = sub.add_parser("list", help="list the registered results and checks")
+    ls.set_defaults(handler=_cmd_list)
+
+    pl = sub.add_parser("plan", help="run a training plan on the exact population loss")
+    pl.add_argument("plan", choices=["three-phase"])
+    pl.add_argument("--d", type=dimension, required=True)
+    pl.add_argument("--eps", type=unit_interval, required=True)
+    for name in ("eta1", "eta2", "eta3"):
+        pl.add_argument(f"--{name}", type=number, help=f"{name} (default: the theorem's schedule)")
+    pl.add_argument("--T", type=int, help="Phase-3 steps (default: ceil(4d ln(16d/eps)))")
+    pl.add_argument("--dps", type=precision, default=30)
+    pl.add_argument("--constants", metavar="FILE")
+    pl.add_argument("--set", action="append", metavar="KEY=VALUE")
+    pl.add_argument("--json", action="store_true")
+    pl.set_defaults(handler=_cmd_plan)
     return parser
 
 

@@ -1,0 +1,106 @@
+"""The command line: JSON shapes, exit codes, one-line errors, and mutations that must fail."""
+import json
+
+import mpmath
+import pytest
+
+from verify.cli import main
+from verify.engine.enumeration import symmetric_truth
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_eval_json_matches_enumeration(capsys):
+    code, out, _ = run(capsys, "eval", "--d", "3", "--alpha-s", "1.5", "--alpha-j", "-0.5",
+                       "--beta-s", "1.2", "--beta-j", "0.3", "--dps", "30", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"d", "dps", "loss", "grad"}
+    assert set(data["grad"]) == {"alpha_s", "alpha_j", "beta_s", "beta_j"}
+    truth = symmetric_truth(3, "1.5", "-0.5", "1.2", "0.3", L=400, dps=40)
+    with mpmath.workdps(40):
+        assert abs(mpmath.mpf(data["loss"]) - truth.loss) < 1e-28
+        for key, value in data["grad"].items():
+            assert abs(mpmath.mpf(value) - getattr(truth, "grad_" + key)) < 1e-28
+        assert len(data["loss"].replace("0.", "", 1).lstrip("0").replace(".", "")) >= 30
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["eval", "--d", "1"], "d must be an integer >= 2"),
+    (["eval", "--d", "3", "--beta-s", "x"], "not a number"),
+    (["eval", "--d", "3", "--dps", "3"], "dps must be"),
+    (["plan", "three-phase", "--d", "5", "--eps", "1.5"], "eps must be in (0, 1)"),
+    (["plan", "three-phase", "--d", "5", "--eps", "0"], "eps must be in (0, 1)"),
+    (["check", "prop1", "--d", "1"], "d must be integers >= 2"),
+    (["check", "nonsense"], "unknown result or check"),
+    (["check", "prop1.bound", "--set", "nope=1"], "unknown constant"),
+    (["check", "prop1.bound", "--set", "prop1.attention_constant=abc"], "not an exact number"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert needle in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_malformed_constants_file(capsys, tmp_path):
+    bad = tmp_path / "c.toml"
+    bad.write_text("[prop1.attention_constant\nvalue = 4")
+    code, _, err = run(capsys, "check", "prop1.bound", "--constants", str(bad))
+    assert code == 2 and "malformed constants file" in err and len(err.strip().splitlines()) == 1
+    missing = tmp_path / "m.toml"
+    missing.write_text('[prop1.attention_constant]\nvalue = 4.0\nmeaning = "x"\nsource = "y"\n')
+    code, _, err = run(capsys, "check", "prop1.bound", "--constants", str(missing))
+    assert code == 2 and "value must be a string" in err
+
+
+def test_plan_json(capsys):
+    code, out, _ = run(capsys, "plan", "three-phase", "--d", "10", "--eps", "0.01", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data["beta1"]) == {"beta_s", "beta_j"} and set(data["alpha"]) == {"alpha_s", "alpha_j"}
+    assert set(data["beta3"]) == {"beta_s", "beta_j"}
+    assert mpmath.mpf(data["loss"]) <= 0.01
+    # Phase 1 by hand (notes section 3): beta'_s = 2 eta1/d with eta1 = sqrt(d)
+    assert abs(mpmath.mpf(data["beta1"]["beta_s"]) - 2 * mpmath.sqrt(10) / 10) < 1e-25
+
+
+def test_prop1_passes_and_mutation_fails(capsys):
+    code, out, _ = run(capsys, "check", "prop1.bound", "--d", "10,1000", "--eps", "0.01,0.5")
+    assert code == 0
+    code, out, _ = run(capsys, "check", "prop1.bound", "--d", "10,1000", "--eps", "0.01,0.5",
+                       "--set", "prop1.attention_constant=0.001")
+    assert code == 1
+    assert "prop1.bound FAILED at d=10, eps=0.5" in out
+
+
+def test_prop1_symbolic_step_fails_when_constant_too_small(capsys):
+    code, out, _ = run(capsys, "check", "prop1.short_attention", "--set", "prop1.attention_constant=3")
+    assert code == 1 and "prop1.short_attention FAILED" in out
+
+
+def test_thm2_mutation_fails(capsys):
+    code, out, _ = run(capsys, "check", "thm2.final", "--d", "10", "--eps", "0.01", "--set", "thm2.C=1e-6")
+    assert code == 1
+    assert "thm2.final FAILED at d=10, eps=0.01" in out
+
+
+def test_thm2_t_chain_mutation_fails(capsys):
+    code, out, _ = run(capsys, "check", "thm2.T_chain", "--set", "thm2.T_factor=3")
+    assert code == 1
+
+
+def test_cor1_mutation_fails(capsys):
+    code, out, _ = run(capsys, "check", "cor1.population", "--d", "10", "--eps", "0.01",
+                       "--set", "cor1.T_numerator=1/100")
+    assert code == 1
+
+
+def test_list(capsys):
+    code, out, _ = run(capsys, "list")
+    assert code == 0 and "prop1.bound" in out and "not checked yet" in out

@@ -1,0 +1,20 @@
+"""The paper's results, one module each, registered here in the paper's order."""
+from __future__ import annotations
+
+from ..checks import Result
+from . import cor1, pending, prop1, thm2
+
+REGISTRY: tuple[Result, ...] = (
+    prop1.RESULT,
+    *pending.BEFORE_THM2,
+    thm2.RESULT,
+    cor1.RESULT,
+    *pending.AFTER_COR1,
+)
+
+
+def by_id(result_id: str) -> Result:
+    for result in REGISTRY:
+        if result.id == result_id:
+            return result
+    raise KeyError(result_id)

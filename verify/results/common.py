@@ -1,0 +1,49 @@
+"""Helpers shared by the result modules: case grids and margins (no mathematics of the paper)."""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import mpmath
+
+from ..checks import Case, Evidence, Outcome, Profile
+
+
+def log_grid(lo: float, hi: float, n: int, integer: bool = False) -> list:
+    """``n`` log-spaced values from lo to hi (rounded and deduplicated for integers)."""
+    if n == 1:
+        return [int(lo) if integer else lo]
+    vals = [lo * (hi / lo) ** (i / (n - 1)) for i in range(n)]
+    if integer:
+        return sorted({int(round(v)) for v in vals})
+    return [float(f"{v:.3g}") for v in vals]
+
+
+def grid(profile: Profile, options: Mapping[str, object], d_by_profile: Mapping[Profile, Sequence],
+         eps_by_profile: Mapping[Profile, Sequence]) -> list[Case]:
+    """All (d, eps) pairs for the profile; ``options`` may replace either axis."""
+    ds = options.get("d") or d_by_profile[profile]
+    epss = options.get("eps") or eps_by_profile[profile]
+    return [Case(f"d={d}, eps={e:g}", {"d": int(d), "eps": float(e)}) for d in ds for e in epss]
+
+
+def ratio_outcome(case: Case, value, bound, error, evidence: Evidence = Evidence.NUMERIC,
+                  detail: str = "") -> Outcome:
+    """Judge ``value <= bound`` with an absolute error bound on value: pass only if
+    ``value + error <= bound``; undecided if the error straddles the bound."""
+    with mpmath.workdps(30):
+        value, bound, error = mpmath.mpf(value), mpmath.mpf(bound), mpmath.mpf(error)
+        margin = float(bound / value) if value > 0 else float("inf")
+        if value + error <= bound:
+            passed = True
+        elif value - error > bound:
+            passed = False
+        else:
+            passed = None
+    text = detail or f"value {mpmath.nstr(value, 6)} vs bound {mpmath.nstr(bound, 6)}"
+    return Outcome(case.label, passed, margin, evidence, text)
+
+
+def difference_outcome(case: Case, slack, evidence: Evidence, detail: str) -> Outcome:
+    """Judge ``slack > 0`` (a strict inequality written as bound - value)."""
+    s = float(slack)
+    return Outcome(case.label, s > 0, s, evidence, detail, margin_kind="difference")

@@ -1,0 +1,39 @@
+"""Corollary 1's schedule on the population loss (the finite-sample part is a later issue).
+
+Statement (text): eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, T = ceil(72/eps); here
+the gradients are exact population gradients, so the claim checked is L_s(alpha', beta'') <= eps
+for the plan with that schedule.  Constants: cor1.C, cor1.T_numerator (and thm2.eta1_scale).
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import mpmath
+
+from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from . import thm2
+from .common import grid, ratio_outcome
+
+
+def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    return grid(profile, options, thm2.D_GRID, thm2.EPS_GRID)
+
+
+def _judge_final(case: Case, constants: Constants) -> Outcome:
+    plan = thm2.plan_for(case, constants, prefix="cor1")
+    return ratio_outcome(case, plan.loss, case.params["eps"], plan.final.error["loss"],
+                         detail=f"L = {mpmath.nstr(plan.loss, 5)}, T = {plan.T}")
+
+
+RESULT = Result(
+    id="cor1",
+    name="Corollary 1 (population schedule)",
+    statement="eta3 = 1, T = ceil(72/eps), eta2 >= C d^2/eta1 ln(d/eps): L_s(alpha', beta'') <= eps",
+    hypotheses="d >= 3, eps in (0,1), eta1 <= sqrt(d); population gradients (sampling: later issue)",
+    constants=("cor1.C", "cor1.T_numerator", "thm2.eta1_scale"),
+    document="proofs/cor1.md",
+    checks=(
+        Check("cor1.population", "Corollary 1", "L_s(alpha', beta'') <= eps with T = ceil(72/eps)",
+              Evidence.NUMERIC, _cases, _judge_final, reconstructed=True),
+    ),
+)

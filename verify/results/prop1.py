@@ -1,0 +1,177 @@
+"""Proposition 1 (expressivity) and the steps of its proof in Appendix A.2.
+
+Statement (paper, text): for every d >= 2 and eps in (0, 1), the transformer with beta = 2 e_s and
+alpha = ln(4d/eps^2) e_s has L_s(alpha, beta) <= eps; the same holds for any alpha with
+alpha_s - max_{j != s} alpha_j >= ln(4d/eps^2).  Constant: ``prop1.attention_constant`` (the 4).
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import mpmath
+import sympy as sp
+
+from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..engine.symmetric import SymmetricPoint, evaluate
+from .common import difference_outcome, grid, log_grid, ratio_outcome
+
+DPS = 20
+D_GRID = {
+    Profile.QUICK: [2, 3, 5, 10, 50, 1000, 10**6],
+    Profile.DEFAULT: [*range(2, 11), 15, 20, 30, 40, 50, *log_grid(100, 10**6, 6, integer=True)],
+    Profile.FULL: [*range(2, 51), *log_grid(60, 10**6, 12, integer=True)],
+}
+EPS_GRID = {
+    Profile.QUICK: [1e-6, 1e-2, 0.5, 0.99],
+    Profile.DEFAULT: log_grid(1e-6, 0.99, 6),
+    Profile.FULL: log_grid(1e-6, 0.99, 12),
+}
+
+
+def attention_gap(d: int, eps, constants: Constants) -> mpmath.mpf:
+    """ln(c d / eps^2) with c = prop1.attention_constant (4 in the paper)."""
+    c = constants["prop1.attention_constant"]
+    return mpmath.log(mpmath.mpf(c.numerator) / c.denominator * d / mpmath.mpf(eps) ** 2)
+
+
+def loss_at_gap(d: int, gap) -> tuple:
+    """L_s(gap e_s, 2 e_s) and its error bound."""
+    ev = evaluate(SymmetricPoint(d, gap, 0, 2, 0), DPS)
+    return ev.loss, ev.error["loss"]
+
+
+def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    return grid(profile, options, D_GRID, EPS_GRID)
+
+
+def _judge_bound(case: Case, constants: Constants) -> Outcome:
+    d, eps = case.params["d"], case.params["eps"]
+    with mpmath.workdps(DPS + 10):
+        gap = attention_gap(d, eps, constants)
+    loss, err = loss_at_gap(d, gap)
+    return ratio_outcome(case, loss, eps, err,
+                         detail=f"L = {mpmath.nstr(loss, 5)} at gap {mpmath.nstr(gap, 5)}")
+
+
+def _tightness_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    small = {p: [3, 10, 1000] for p in Profile}
+    eps = {Profile.QUICK: [1e-2], Profile.DEFAULT: [1e-4, 1e-2, 0.5], Profile.FULL: [1e-6, 1e-4, 1e-2, 0.5]}
+    return grid(profile, options, small, eps)
+
+
+def smallest_gap(d: int, eps: float, hi) -> mpmath.mpf:
+    """Smallest gap g with L_s(g e_s, 2 e_s) <= eps, by bisection on [0, hi] (the loss decreases
+    in g); 3 significant digits."""
+    lo = mpmath.mpf(0)
+    if loss_at_gap(d, lo)[0] <= eps:
+        return lo
+    for _ in range(14):
+        mid = (lo + hi) / 2
+        if loss_at_gap(d, mid)[0] <= eps:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _judge_tightness(case: Case, constants: Constants) -> Outcome:
+    """The gap the proposition asks for against the smallest gap that works (the margin)."""
+    d, eps = case.params["d"], case.params["eps"]
+    with mpmath.workdps(DPS + 10):
+        gap = attention_gap(d, eps, constants)
+    need = smallest_gap(d, eps, max(gap, mpmath.mpf(1)) * 2)
+    detail = f"smallest gap {mpmath.nstr(need, 4)} vs ln({constants['prop1.attention_constant']}d/eps^2) = {mpmath.nstr(gap, 4)}"
+    return Outcome(case.label, bool(need <= gap), float(gap / need) if need > 0 else float("inf"),
+                   Evidence.NUMERIC, detail)
+
+
+# --- proof steps of A.2, proved by SymPy for all d >= 2 and eps in (0, 1) -------------------
+
+_k = sp.Symbol("k", nonnegative=True)  # d = 2 + k
+_e = sp.Symbol("epsilon", positive=True)
+
+
+def _single(label: str) -> list[Case]:
+    return [Case(label, {})]
+
+
+def _symbolic_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    return _single("all d >= 2, eps in (0,1)")
+
+
+def step_long_words() -> sp.Expr:
+    """P(|w| > M) = q^floor(M) <= exp(-p (M - 1)) and p (M - 1) - 2/eps >= 0 for M = 2d/eps:
+    returns p (M - 1) - 2/eps with d = 2 + k (the text writes q^M; floor(M) is the exact
+    exponent, and the inequality survives it because eps < 2)."""
+    d = 2 + _k
+    p = 1 / (d - 1)
+    return sp.simplify(p * (2 * d / _e - 1) - 2 / _e)
+
+
+def _judge_long_words(case: Case, constants: Constants) -> Outcome:
+    slack = step_long_words()
+    # slack = (2 - eps)/((k + 1) eps): positive for eps < 2; SymPy checks the sign on the range
+    proved = sp.simplify(slack - (2 - _e) / ((_k + 1) * _e)) == 0
+    return Outcome(case.label, proved, None, Evidence.SYMBOLIC,
+                   f"p(M-1) - 2/eps = {sp.sstr(slack)} > 0 for eps < 2")
+
+
+def _judge_long_contribution(case: Case, constants: Constants) -> Outcome:
+    """2 e^(-2/eps) < eps/2 on (0, 1): g(eps) = ln eps + 2/eps - ln 4 is decreasing there
+    (g' = (eps - 2)/eps^2 < 0) and g(1) = 2 - ln 4 > 0."""
+    g = sp.log(_e) + 2 / _e - sp.log(4)
+    derivative = sp.simplify(sp.diff(g, _e) - (_e - 2) / _e**2) == 0
+    end = g.subs(_e, 1)
+    proved = derivative and bool(end > 0)
+    return Outcome(case.label, proved, float(end), Evidence.SYMBOLIC,
+                   f"g(1) = 2 - ln 4 = {float(end):.4f}, g decreasing on (0,1)",
+                   margin_kind="difference")
+
+
+def _judge_short_attention(case: Case, constants: Constants) -> Outcome:
+    """For a short positive word (m <= 2d/eps, C_s >= 1), with gap ln(c d/eps^2):
+    gamma_s >= c d C_s/(c d C_s + eps^2 (m - C_s)) >= c d/(c d + 2 d eps) = 2/(2 + eps) iff c >= 4
+    (worst case C_s = 1, m - C_s = 2d/eps)."""
+    c = sp.Rational(constants["prop1.attention_constant"].numerator,
+                    constants["prop1.attention_constant"].denominator)
+    d = 2 + _k
+    worst = c * d / (c * d + _e**2 * 2 * d / _e)
+    slack = sp.simplify(worst - 2 / (2 + _e))  # = eps (c - 4) / ((2 + eps)(c + 2 eps))
+    # sign of the slack on the whole range: numerator eps (c - 4) >= 0 iff c >= 4
+    numerator = sp.factor(sp.together(slack)).as_numer_denom()[0]
+    holds = sp.simplify(numerator.subs(_e, 1)) >= 0 and c >= 4
+    return Outcome(case.label, bool(holds), float(c - 4), Evidence.SYMBOLIC,
+                   f"gamma_s - 2/(2+eps) >= {sp.sstr(sp.factor(slack))}", margin_kind="difference")
+
+
+def _judge_short_loss(case: Case, constants: Constants) -> Outcome:
+    """1/2 (2 gamma - 2)^2 <= 2 eps^2/(2 + eps)^2 < eps/2: the gap is
+    eps/2 - 2 eps^2/(2+eps)^2 = eps (4 + eps^2)/(2 (2+eps)^2) > 0."""
+    gap = sp.simplify(_e / 2 - 2 * _e**2 / (2 + _e) ** 2)
+    proved = sp.simplify(gap - _e * (4 + _e**2) / (2 * (2 + _e) ** 2)) == 0
+    return Outcome(case.label, proved, None, Evidence.SYMBOLIC, f"eps/2 - 2eps^2/(2+eps)^2 = {sp.sstr(sp.factor(gap))}")
+
+
+RESULT = Result(
+    id="prop1",
+    name="Proposition 1",
+    statement="beta = 2e_s, alpha_s - max_j alpha_j >= ln(4d/eps^2) gives L_s <= eps",
+    hypotheses="d >= 2, eps in (0, 1)",
+    constants=("prop1.attention_constant",),
+    document="proofs/prop1.md",
+    checks=(
+        Check("prop1.bound", "Proposition 1", "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps",
+              Evidence.NUMERIC, _cases, _judge_bound),
+        Check("prop1.long_words", "A.2 step 1", "P(|w| > 2d/eps) < e^(-2/eps)",
+              Evidence.SYMBOLIC, _symbolic_cases, _judge_long_words),
+        Check("prop1.long_contribution", "A.2 step 2", "2 e^(-2/eps) < eps/2",
+              Evidence.SYMBOLIC, _symbolic_cases, _judge_long_contribution),
+        Check("prop1.short_attention", "A.2 step 3", "gamma_s >= 2/(2+eps) on short positive words",
+              Evidence.SYMBOLIC, _symbolic_cases, _judge_short_attention),
+        Check("prop1.short_loss", "A.2 step 4", "1/2 (2 gamma_s - 2)^2 <= 2eps^2/(2+eps)^2 < eps/2",
+              Evidence.SYMBOLIC, _symbolic_cases, _judge_short_loss),
+        Check("prop1.tightness", "Proposition 1 (tightness)",
+              "smallest working gap <= ln(4d/eps^2)", Evidence.NUMERIC,
+              _tightness_cases, _judge_tightness),
+    ),
+)

@@ -1,0 +1,196 @@
+"""Theorem 2 (three-phase plan) and the surviving steps of its proof (A.7).
+
+Statement (reconstructed: the text lost the step sizes; Corollary 1's schedule is used): for
+d >= 3, eps in (0, 1) and every s, the plan of Section 4 with eta1 = eta1_scale sqrt(d) (<= sqrt(d)),
+eta2 = C d^2/eta1 ln(d/eps), eta3 = 1 and T = ceil(T_factor d ln(16d/eps)) reaches
+L_s(alpha', beta'') <= eps.  Constants: thm2.C, thm2.eta1_scale, thm2.T_factor.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Mapping
+
+import mpmath
+import sympy as sp
+
+from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..engine.plans import ThreePhase, three_phase
+from .common import grid, log_grid, ratio_outcome
+
+DPS = 30
+D_GRID = {
+    Profile.QUICK: [3, 10, 1000],
+    Profile.DEFAULT: [3, 4, 5, 6, 8, 10, 30, 100, 1000, 10**4, 10**5],
+    Profile.FULL: [*range(3, 21), *log_grid(30, 10**5, 10, integer=True)],
+}
+EPS_GRID = {
+    Profile.QUICK: [1e-3, 0.5],
+    Profile.DEFAULT: [1e-4, 1e-2, 0.1, 0.5, 0.9],
+    Profile.FULL: log_grid(1e-6, 0.99, 8),
+}
+
+
+def _mpf(x) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def schedule(d: int, eps, constants: Constants, prefix: str = "thm2") -> tuple:
+    """(eta1, eta2, eta3, T) of the reconstructed statement (prefix ``thm2``) or of Corollary 1
+    (prefix ``cor1``: T = ceil(T_numerator/eps))."""
+    with mpmath.workdps(DPS + 10):
+        eps = mpmath.mpf(eps)
+        eta1 = _mpf(constants["thm2.eta1_scale"]) * mpmath.sqrt(d)
+        eta2 = _mpf(constants[f"{prefix}.C"]) * d**2 / eta1 * mpmath.log(d / eps)
+        if prefix == "thm2":
+            T = int(mpmath.ceil(_mpf(constants["thm2.T_factor"]) * d * mpmath.log(16 * d / eps)))
+        else:
+            T = int(mpmath.ceil(_mpf(constants["cor1.T_numerator"]) / eps))
+    return eta1, eta2, mpmath.mpf(1), T
+
+
+@lru_cache(maxsize=256)
+def run_plan(d: int, eps: float, eta1, eta2, eta3, T: int) -> ThreePhase:
+    """The plan for one case (memoised: several checks read the same run)."""
+    return three_phase(d, eta1, eta2, eta3, T, DPS)
+
+
+def plan_for(case: Case, constants: Constants, prefix: str = "thm2") -> ThreePhase:
+    d, eps = case.params["d"], case.params["eps"]
+    return run_plan(d, eps, *schedule(d, eps, constants, prefix))
+
+
+def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    return grid(profile, options, D_GRID, EPS_GRID)
+
+
+def _judge_final(case: Case, constants: Constants) -> Outcome:
+    plan = plan_for(case, constants)
+    return ratio_outcome(case, plan.loss, case.params["eps"], plan.final.error["loss"],
+                         detail=f"L = {mpmath.nstr(plan.loss, 5)}, gap {mpmath.nstr(plan.alpha[0] - plan.alpha[1], 5)}, T = {plan.T}")
+
+
+def _judge_beta1_range(case: Case, constants: Constants) -> Outcome:
+    """beta'_s in (0, 1) and beta'_j in (0, 1/2) (A.7, start of Phase 3)."""
+    b_s, b_j = run_plan_beta1(case, constants)
+    margin = float(min(b_s, 1 - b_s, b_j, mpmath.mpf(1) / 2 - b_j))
+    passed = 0 < b_s < 1 and 0 < b_j < mpmath.mpf(1) / 2
+    return Outcome(case.label, bool(passed), margin, Evidence.NUMERIC,
+                   f"beta'_s = {mpmath.nstr(b_s, 5)}, beta'_j = {mpmath.nstr(b_j, 5)}",
+                   margin_kind="difference")
+
+
+def run_plan_beta1(case: Case, constants: Constants) -> tuple:
+    """Phase 1 only (cheap): beta' = -eta1 grad_beta L(0, 0) from the engine."""
+    from ..engine.symmetric import SymmetricPoint, evaluate  # engine value, not a closed form
+
+    eta1 = schedule(case.params["d"], case.params["eps"], constants)[0]
+    origin = evaluate(SymmetricPoint(case.params["d"]), DPS)
+    with mpmath.workdps(DPS):
+        return -eta1 * origin.grad["beta_s"], -eta1 * origin.grad["beta_j"]
+
+
+def beta1_corrected_hypothesis(case: Case, constants: Constants) -> bool:
+    """The hypothesis under which beta'_s < 1 holds: eta1 < d/2 (beta'_s = 2 eta1/d)."""
+    eta1 = schedule(case.params["d"], case.params["eps"], constants)[0]
+    return bool(eta1 < mpmath.mpf(case.params["d"]) / 2)
+
+
+def _corrected_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    return [c for c in _cases(profile, constants, options) if beta1_corrected_hypothesis(c, constants)]
+
+
+def _judge_contraction(case: Case, constants: Constants) -> Outcome:
+    plan = plan_for(case, constants)
+    bound = 1 - mpmath.mpf(1) / (8 * case.params["d"])
+    rate = plan.contraction
+    margin = float((1 - rate) * 8 * case.params["d"])  # how many times faster than 1/(8d)
+    return Outcome(case.label, bool(rate <= bound), margin, Evidence.NUMERIC,
+                   f"max|1 - eta3 lambda| = {mpmath.nstr(rate, 8)} vs {mpmath.nstr(bound, 8)}")
+
+
+def _judge_initial_distance(case: Case, constants: Constants) -> Outcome:
+    plan = plan_for(case, constants)
+    d = case.params["d"]
+    with mpmath.workdps(DPS):
+        dist = (plan.beta1[0] - plan.beta_star[0]) ** 2 + (d - 1) * (plan.beta1[1] - plan.beta_star[1]) ** 2
+    return ratio_outcome(case, dist, 16 * d, mpmath.mpf(10) ** (-DPS + 5),
+                         detail=f"||beta' - beta*||^2 = {mpmath.nstr(dist, 5)} vs 16d = {16 * d}")
+
+
+def delta(plan: ThreePhase) -> mpmath.mpf:
+    """delta = 1 - E[gamma'_s | y = 1] = 1 - 2 E[gamma'_s 1{y=1}] (P(y=1) = 1/2)."""
+    ev = plan.optimum
+    with mpmath.workdps(DPS):
+        return 2 * ev.moments[0] if ev.family == "nu" else 1 - 2 * ev.moments[0]
+
+
+def _judge_optimum(case: Case, constants: Constants) -> Outcome:
+    plan = plan_for(case, constants)
+    dl = delta(plan)
+    return ratio_outcome(case, plan.optimum.loss, 2 * dl, plan.optimum.error["loss"],
+                         detail=f"L(alpha', beta*) = {mpmath.nstr(plan.optimum.loss, 5)}, 2 delta = {mpmath.nstr(2 * dl, 5)}")
+
+
+def _judge_delta(case: Case, constants: Constants) -> Outcome:
+    plan = plan_for(case, constants)
+    dl = delta(plan)
+    return ratio_outcome(case, 2 * dl, mpmath.mpf(case.params["eps"]) / 2, mpmath.mpf(10) ** (-DPS + 5),
+                         detail=f"2 delta = {mpmath.nstr(2 * dl, 5)} vs eps/2")
+
+
+_d, _e, _c = sp.symbols("d epsilon c", positive=True)
+
+
+def t_chain_slack(c) -> sp.Expr:
+    """log of (eps/2) / (8d e^(-T/(4d))) at T = c d ln(16d/eps): (c/4 - 1) ln(16d/eps)."""
+    T = c * _d * sp.log(16 * _d / _e)
+    return sp.expand_log(sp.log((_e / 2) / (8 * _d * sp.exp(-T / (4 * _d)))), force=True)
+
+
+def _judge_t_chain(case: Case, constants: Constants) -> Outcome:
+    """8d(1 - 1/(8d))^(2T) <= 8d e^(-T/(4d)) (as 1 - x <= e^-x) <= eps/2 for T >= c d ln(16d/eps)
+    iff c >= 4 (16d/eps > 1): SymPy reduces the log-slack to (c/4 - 1) ln(16d/eps)."""
+    c = sp.Rational(constants["thm2.T_factor"].numerator, constants["thm2.T_factor"].denominator)
+    slack = sp.simplify(t_chain_slack(c))
+    factor = sp.simplify(slack / sp.log(16 * _d / _e))
+    proved = factor.is_number and factor >= 0
+    return Outcome(case.label, bool(proved), float(factor) if factor.is_number else None,
+                   Evidence.SYMBOLIC, f"log slack = {sp.sstr(slack)}", margin_kind="difference")
+
+
+def _symbolic_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    return [Case("all d >= 3, eps in (0,1)", {})]
+
+
+RESULT = Result(
+    id="thm2",
+    name="Theorem 2",
+    statement="the three-phase plan reaches L_s(alpha', beta'') <= eps for every s",
+    hypotheses="d >= 3, eps in (0,1); eta1 <= sqrt(d), eta2 = C d^2/eta1 ln(d/eps), eta3 = 1, T >= 4d ln(16d/eps) (step sizes reconstructed)",
+    constants=("thm2.C", "thm2.eta1_scale", "thm2.T_factor"),
+    document="proofs/thm2.md",
+    checks=(
+        Check("thm2.final", "Theorem 2", "L_s(alpha', beta'') <= eps", Evidence.NUMERIC,
+              _cases, _judge_final, reconstructed=True),
+        Check("thm2.beta1_range", "A.7 Phase 3 start", "beta'_s in (0,1), beta'_j in (0,1/2)",
+              Evidence.NUMERIC, _cases, _judge_beta1_range),
+        Check("thm2.beta1_range_corrected", "A.7 Phase 3 start (corrected)",
+              "beta'_s in (0,1), beta'_j in (0,1/2) when eta1 < d/2", Evidence.NUMERIC,
+              _corrected_cases, _judge_beta1_range),
+        Check("thm2.contraction", "A.7 Phase 3", "GD on beta contracts by 1 - 1/(8d) per step",
+              Evidence.NUMERIC, _cases, _judge_contraction),
+        Check("thm2.initial_distance", "A.7 Phase 3", "||beta' - beta*||^2 <= 16d",
+              Evidence.NUMERIC, _cases, _judge_initial_distance),
+        Check("thm2.optimum", "A.7 Phase 3", "L(alpha', beta*) <= 2 delta, 1 - delta = E[gamma'_s | y=1]",
+              Evidence.NUMERIC, _cases, _judge_optimum),
+        Check("thm2.delta", "A.7 end", "2 delta <= eps/2 after Phase 2", Evidence.NUMERIC,
+              _cases, _judge_delta, reconstructed=True),
+        Check("thm2.T_chain", "A.7 Phase 3", "8d(1-1/(8d))^(2T) <= 8d e^(-T/(4d)) <= eps/2",
+              Evidence.SYMBOLIC, _symbolic_cases, _judge_t_chain),
+    ),
+    discrepancies=(
+        "thm2.beta1_range: with eta1 = sqrt(d) (allowed by eta1 <= sqrt(d)), beta'_s = 2 eta1/d = "
+        "2/sqrt(d) >= 1 for d <= 4; the claim beta'_s in (0,1) needs eta1 < d/2 "
+        "(checked as thm2.beta1_range_corrected).",
+    ),
+)
