@@ -9,7 +9,7 @@ from verify.engine.distribution import WordDistribution, labels
 from verify.engine.enumeration import symmetric_truth
 from verify.engine.expectations import symmetric_moments
 from verify.engine.model import predict, squared_loss
-from verify.engine.symmetric import SymmetricPoint, evaluate, output_gradient_system
+from verify.engine.symmetric import SymmetricPoint, attention_state, evaluate, output_gradient_system
 
 POINTS = [
     (3, "0.5", "-0.2", "1.3", "0.4"),
@@ -152,7 +152,8 @@ def test_large_gap_loss_keeps_digits():
 
 def test_output_gradient_system_is_the_gradient():
     d, gap = 6, "1.3"
-    A, c = output_gradient_system(d, gap, 30)
+    with mpmath.workdps(40):
+        A, c = output_gradient_system(attention_state(d, mpmath.mpf(gap), 30))
     ev = evaluate(SymmetricPoint(d, gap, 0, "0.7", "-0.4"), 30)
     with mpmath.workdps(30):
         g = A * mpmath.matrix(["0.7", "-0.4"]) - c

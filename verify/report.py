@@ -67,6 +67,8 @@ def failures_text(reports: Sequence[CheckReport]) -> list[str]:
     for rep in reports:
         for o in rep.failed + rep.undecided:
             verdict = "FAILED" if o.passed is False else "UNDECIDED"
+            if o.passed is False and rep.discrepancy:
+                verdict = "fails as documented (discrepancy)"
             lines.append(f"{rep.check.id} {verdict} at {o.case}: {o.detail}")
     return lines
 

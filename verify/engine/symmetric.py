@@ -64,49 +64,76 @@ def family_for(gap) -> Family:
     return "nu" if mpmath.mpf(gap) > 0 else "mu"
 
 
-def evaluate(point: SymmetricPoint, dps: int = 30) -> Evaluation:
-    """Population loss L_s and its gradient (dL/dalpha_s, dL/dalpha_j for one background
-    coordinate, dL/dbeta_s, dL/dbeta_j for one background coordinate) at ``point``."""
-    with mpmath.workdps(dps + GUARD_DIGITS):
-        gap = point.gap()
+@dataclass(frozen=True)
+class AttentionState:
+    """The moments of gamma_s at one attention gap: everything the loss needs from the attention.
+
+    At fixed attention the loss is a quadratic in (beta_s, beta_j), so one state serves any number
+    of output weights (Phase 3, the optimum, a scan over beta).
+    """
+
+    d: int
+    gap: mpmath.mpf
+    dps: int
+    family: Family
+    moments: tuple
+    errors: tuple
+
+
+@lru_cache(maxsize=64)
+def attention_state(d: int, gap, dps: int = 30) -> AttentionState:
+    """Moments at ``gap = alpha_s - alpha_j`` in the family that keeps every digit."""
     family = family_for(gap)
     order = reduce_symmetric(family).order
-    mom = symmetric_moments(point.d, gap, family, order, dps)
-    fn = _numeric(family)
-    with mpmath.workdps(dps + GUARD_DIGITS):
-        args = (mpmath.mpf(point.d), mpmath.mpf(point.beta_s), mpmath.mpf(point.beta_j))
-        padded = list(mom.values) + [mpmath.mpf(0)] * (4 - order)
+    mom = symmetric_moments(d, gap, family, order, dps)
+    return AttentionState(d, gap, dps, family, mom.values, mom.errors)
+
+
+def evaluate_at(state: AttentionState, beta_s, beta_j) -> Evaluation:
+    """Population loss L_s and its gradient (dL/dalpha_s, dL/dalpha_j for one background
+    coordinate, dL/dbeta_s, dL/dbeta_j for one background coordinate) at the state's attention
+    and output weights (beta_s, beta_j)."""
+    fn = _numeric(state.family)
+    order = len(state.moments)
+    with mpmath.workdps(state.dps + GUARD_DIGITS):
+        args = (mpmath.mpf(state.d), mpmath.mpf(beta_s), mpmath.mpf(beta_j))
+        padded = list(state.moments) + [mpmath.mpf(0)] * (4 - order)
         base = fn(*args, *padded)
         error = [mpmath.mpf(0)] * len(base)
         for r in range(order):  # outputs are affine in each moment: propagate exactly
             shifted = list(padded)
             shifted[r] += 1
             slope = fn(*args, *shifted)
-            error = [e + abs(s - b) * mom.errors[r] for e, s, b in zip(error, slope, base)]
+            error = [e + abs(s - b) * state.errors[r] for e, s, b in zip(error, slope, base)]
     keys = ("loss", *GRAD_KEYS)
+    with mpmath.workdps(state.dps + GUARD_DIGITS):
+        point = SymmetricPoint(state.d, state.gap, 0, beta_s, beta_j)
     return Evaluation(
         point=point,
-        dps=dps,
-        family=family,
+        dps=state.dps,
+        family=state.family,
         loss=base[0],
         grad=dict(zip(GRAD_KEYS, base[1:])),
         error=dict(zip(keys, error)),
-        moments=mom.values,
+        moments=state.moments,
     )
 
 
-def output_gradient_system(d: int, gap, dps: int = 30) -> tuple[mpmath.matrix, mpmath.matrix]:
+def evaluate(point: SymmetricPoint, dps: int = 30) -> Evaluation:
+    """:func:`evaluate_at` for a point given by its four scalars."""
+    with mpmath.workdps(dps + GUARD_DIGITS):
+        gap = point.gap()
+    ev = evaluate_at(attention_state(point.d, gap, dps), point.beta_s, point.beta_j)
+    return Evaluation(point, ev.dps, ev.family, ev.loss, ev.grad, ev.error, ev.moments)
+
+
+def output_gradient_system(state: AttentionState) -> tuple[mpmath.matrix, mpmath.matrix]:
     """At fixed attention the output gradient is affine: (dL/dbeta_s, dL/dbeta_j) = A b - c for
     b = (beta_s, beta_j), per coordinate.  Returns (A, c), read off the reduction by evaluating
     it at b = 0, e_1, e_2 (exact, by linearity)."""
-    family = family_for(gap)
-    order = reduce_symmetric(family).order
-    mom = symmetric_moments(d, gap, family, order, dps)
-    fn = _numeric(family)
-    with mpmath.workdps(dps + GUARD_DIGITS):
-        padded = list(mom.values) + [mpmath.mpf(0)] * (4 - order)
-        grads = [fn(mpmath.mpf(d), mpmath.mpf(bs), mpmath.mpf(bj), *padded)[3:5]
-                 for bs, bj in ((0, 0), (1, 0), (0, 1))]
-        c = mpmath.matrix([-grads[0][0], -grads[0][1]])
-        A = mpmath.matrix([[grads[1][i] + c[i], grads[2][i] + c[i]] for i in range(2)])
+    with mpmath.workdps(state.dps + GUARD_DIGITS):
+        grads = [evaluate_at(state, bs, bj).grad for bs, bj in ((0, 0), (1, 0), (0, 1))]
+        g = [(x["beta_s"], x["beta_j"]) for x in grads]
+        c = mpmath.matrix([-g[0][0], -g[0][1]])
+        A = mpmath.matrix([[g[1][i] + c[i], g[2][i] + c[i]] for i in range(2)])
     return A, c
