@@ -42,6 +42,14 @@ def stirling2(r: int, j: int) -> int:
     return j * stirling2(r - 1, j) + stirling2(r - 1, j - 1)
 
 
+def _powers(x, n: int) -> list:
+    """[1, x, x^2, ..., x^n]."""
+    out = [mpmath.mpf(1)]
+    for _ in range(n):
+        out.append(out[-1] * x)
+    return out
+
+
 def pgf_derivative(j: int, one_minus_qz, p, q):
     """G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1), from ``1 - q z`` (notes section 2)."""
     return mpmath.factorial(j) * p * q ** (j - 1) / one_minus_qz ** (j + 1)
@@ -108,24 +116,31 @@ def symmetric_moments(d: int, gap, family: Family, order: int = 3, dps: int = 30
         coeff = [[stirling2(r, j) * lead**r / mpmath.factorial(r - 1) for j in range(r + 1)]
                  for r in range(1, order + 1)]
 
+        gj = [mpmath.factorial(j) * p * q ** (j - 1) if j else 0 for j in range(order + 1)]
+
         def integrand(t):
             x, y = mpmath.exp(-t * c_target), mpmath.exp(-t * c_back)
             one_minus_x, one_minus_y = -mpmath.expm1(-t * c_target), -mpmath.expm1(-t * c_back)
             z = (x + (dd - 1) * y) / dd
             small = (one_minus_x + (dd - 1) * one_minus_y) / dd + p * z  # 1 - q z
+            inv_small = _powers(1 / small, order + 1)
             if family == "mu":
                 base = x / dd
-                derivs = [pgf_derivative(j, small, p, q) for j in range(1, order + 1)]
+                # G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1)
+                derivs = [gj[j] * inv_small[j + 1] for j in range(order + 1)]
             else:
                 base = (dd - 1) * y / dd
                 big = (1 + (dd - 1) * one_minus_y) / dd + p * base  # 1 - q z0
-                derivs = [pgf_derivative_gap(j, big, small, q * x / dd, p, q)
-                          for j in range(1, order + 1)]
-            powers = [base**j for j in range(order + 1)]
-            out = []
+                inv_big = _powers(1 / big, order + 1)
+                diff = q * x / dd  # (1 - q z0) - (1 - q z)
+                # G^(j)(z) - G^(j)(z0) = j! p q^(j-1) diff sum_i big^-(j+1-i) small^-(i+1)
+                derivs = [gj[j] * diff * sum(inv_big[j + 1 - i] * inv_small[i + 1] for i in range(j + 1))
+                          for j in range(order + 1)]
+            weight = [b * g for b, g in zip(_powers(base, order), derivs)]
+            out, tr = [], mpmath.mpf(1)
             for r in range(1, order + 1):
-                s = mpmath.fsum(coeff[r - 1][j] * powers[j] * derivs[j - 1] for j in range(1, r + 1))
-                out.append(t ** (r - 1) * s)
+                out.append(tr * sum(coeff[r - 1][j] * weight[j] for j in range(1, r + 1)))
+                tr *= t
             return out
 
         # Tail: every term carries e^(-t c_target) (mu: through x^j; nu: through the slice

@@ -19,6 +19,7 @@ from mpmath.calculus.quadrature import TanhSinh
 
 Vector = list  # list of mpf
 MAX_DOUBLINGS = 400
+ROUGH_DEGREE = 3  # levels computed on every interval before the tolerances are set
 
 
 @dataclass(frozen=True)
@@ -57,26 +58,32 @@ def _log_scale(f: Callable[[mpmath.mpf], Vector]) -> Callable[[mpmath.mpf], Vect
     return g
 
 
-def _integrate_interval(g, a, b, size, eps, rule, prec, top):
-    """Tanh-sinh on ``[a, b]`` to relative tolerance ``eps`` per component: (values, errors, n)."""
-    levels: list[Vector] = []
-    errors = [mpmath.inf] * size
-    evaluations = 0
-    for degree in range(1, top + 1):
-        nodes = rule.get_nodes(a, b, degree, prec)
+@dataclass
+class _Interval:
+    """Tanh-sinh sums of one interval, level by level (each level halves the step)."""
+
+    g: Callable[[mpmath.mpf], Vector]
+    a: mpmath.mpf
+    b: mpmath.mpf
+    levels: list
+    evaluations: int = 0
+
+    def refine(self, rule, prec: int, size: int) -> None:
+        """Add the next level: only the new nodes are evaluated."""
+        degree = len(self.levels) + 1
+        nodes = rule.get_nodes(self.a, self.b, degree, prec)
         h = mpmath.ldexp(1, -degree)
-        acc = [lv / (2 * h) for lv in levels[-1]] if levels else [mpmath.mpf(0)] * size
+        acc = [lv / (2 * h) for lv in self.levels[-1]] if self.levels else [mpmath.mpf(0)] * size
         for x, w in nodes:
-            gx = g(x)
+            gx = self.g(x)
             for i in range(size):
                 acc[i] += w * gx[i]
-        evaluations += len(nodes)
-        levels.append([h * v for v in acc])
-        if degree >= 3:
-            errors = [_estimate_error([lv[i] for lv in levels[-3:]], eps) for i in range(size)]
-            if all(e <= eps * abs(v) for e, v in zip(errors, levels[-1])):
-                break
-    return levels[-1], errors, evaluations
+        self.evaluations += len(nodes)
+        self.levels.append([h * v for v in acc])
+
+    def errors(self, eps) -> list:
+        return [_estimate_error([lv[i] for lv in self.levels[-3:]], eps)
+                for i in range(len(self.levels[-1]))]
 
 
 def integrate(
@@ -106,25 +113,34 @@ def integrate(
     eps = mpmath.mpf(2) ** (-prec) if rel_tol is None else mpmath.mpf(rel_tol)
     rule = TanhSinh(mpmath.mp)
     top = max_degree if max_degree is not None else rule.guess_degree(prec) + 2
-    values = [mpmath.mpf(0)] * size
-    errors = [mpmath.mpf(0)] * size
-    evaluations = 0
     log_f = _log_scale(f)
-    intervals = [(points[0], points[1], f)]
-    intervals += [(mpmath.log(a), mpmath.log(b), log_f) for a, b in zip(points[1:-1], points[2:])]
+    pieces = [(points[0], points[1], f)]
+    pieces += [(mpmath.log(a), mpmath.log(b), log_f) for a, b in zip(points[1:-1], points[2:])]
+    intervals: list[_Interval] = []
     end = points[-1]
     for _ in range(MAX_DOUBLINGS):
-        for a, b, g in intervals:
-            v, e, n = _integrate_interval(g, a, b, size, eps, rule, prec, top)
-            values = [x + y for x, y in zip(values, v)]
-            errors = [x + y for x, y in zip(errors, e)]
-            evaluations += n
+        fresh = [_Interval(g, a, b, []) for a, b, g in pieces]
+        for iv in fresh:  # a first look at every interval fixes the scale of each component
+            for _ in range(ROUGH_DEGREE):
+                iv.refine(rule, prec, size)
+        intervals += fresh
+        scale = [abs(sum(iv.levels[-1][i] for iv in intervals)) for i in range(size)]
+        for iv in fresh:  # refine until each interval is accurate relative to the whole
+            while True:
+                if all(e <= eps * sc for e, sc in zip(iv.errors(eps), scale)):
+                    break
+                if len(iv.levels) >= top:
+                    break
+                iv.refine(rule, prec, size)
+        values = [sum(iv.levels[-1][i] for iv in intervals) for i in range(size)]
         tail = tail_bound(end)
         if all(t <= eps * abs(v) for t, v in zip(tail, values)):
             break
-        intervals = [(mpmath.log(end), mpmath.log(2 * end), log_f)]
+        pieces = [(mpmath.log(end), mpmath.log(2 * end), log_f)]
         end = 2 * end
     else:
         raise ArithmeticError("tail bound did not fall below the tolerance")
+    errors = [sum(e) for e in zip(*(iv.errors(eps) for iv in intervals))]
+    evaluations = sum(iv.evaluations for iv in intervals)
     errors = [x + y for x, y in zip(errors, tail)]
     return QuadratureResult(tuple(values), tuple(errors), evaluations)
