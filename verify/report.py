@@ -131,10 +131,15 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
 
 def json_report(reports: Sequence[CheckReport], pending: Sequence[Result],
                 constants: Mapping[str, Constant], profile: Profile) -> str:
+    checks = rows(reports)
+    for row, rep in zip(checks, reports):
+        row["outcomes"] = [{"case": o.case, "passed": o.passed, "margin": o.margin,
+                            "margin_kind": o.margin_kind, "evidence": o.evidence.value,
+                            "detail": o.detail} for o in rep.outcomes]
     return json.dumps({
         "profile": profile.value,
         "exit_code": exit_code(reports),
-        "checks": rows(reports),
+        "checks": checks,
         "failures": failures_text(reports),
         "not_checked_yet": [r.id for r in pending],
         "constants": {k: c.text for k, c in constants.items()},

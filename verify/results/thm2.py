@@ -138,6 +138,77 @@ def _judge_delta(case: Case, constants: Constants) -> Outcome:
                          detail=f"2 delta = {mpmath.nstr(2 * dl, 5)} vs eps/2")
 
 
+def _tightness_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    ds = {Profile.QUICK: [10], Profile.DEFAULT: [3, 10, 100, 1000], Profile.FULL: [3, 5, 10, 30, 100, 1000, 10**4]}
+    eps = {Profile.QUICK: [1e-2], Profile.DEFAULT: [1e-3, 0.1], Profile.FULL: [1e-5, 1e-3, 0.1, 0.5]}
+    return grid(profile, options, ds, eps)
+
+
+def loss_with_eta2(d: int, eps: float, eta2, constants: Constants) -> mpmath.mpf:
+    eta1, _, eta3, T = schedule(d, eps, constants)
+    return three_phase(d, eta1, eta2, eta3, T, DPS).loss
+
+
+def smallest_eta2(d: int, eps: float, constants: Constants, steps: int = 12) -> mpmath.mpf:
+    """Smallest eta2 reaching L <= eps (other steps as in the theorem), by bisection in log eta2
+    below the theorem's eta2 (returns it if nothing smaller works)."""
+    hi = schedule(d, eps, constants)[1]
+    lo = hi / mpmath.mpf(10) ** 6
+    if loss_with_eta2(d, eps, hi, constants) > eps:
+        return mpmath.inf
+    for _ in range(steps):
+        mid = mpmath.sqrt(lo * hi)
+        if loss_with_eta2(d, eps, mid, constants) <= eps:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _judge_tight_eta2(case: Case, constants: Constants) -> Outcome:
+    d, eps = case.params["d"], case.params["eps"]
+    eta2 = schedule(d, eps, constants)[1]
+    need = smallest_eta2(d, eps, constants)
+    return Outcome(case.label, bool(need <= eta2), float(eta2 / need), Evidence.NUMERIC,
+                   f"smallest eta2 {mpmath.nstr(need, 3)} vs the theorem's {mpmath.nstr(eta2, 3)}")
+
+
+def smallest_T(plan: ThreePhase, eps: float) -> int:
+    """Smallest number of Phase-3 steps reaching L <= eps at the plan's alpha' (bisection; the
+    loss along GD on a convex quadratic with step 1 <= 2/lambda_max decreases)."""
+    from ..engine.plans import output_steps
+    from ..engine.symmetric import attention_state, evaluate_at, output_gradient_system
+
+    with mpmath.workdps(DPS + 10):
+        state = attention_state(plan.d, plan.alpha[0] - plan.alpha[1], DPS)
+    A, c = output_gradient_system(state)
+
+    def loss_after(T: int):
+        with mpmath.workdps(DPS + 10):
+            end, _ = output_steps(A, c, mpmath.matrix(list(plan.beta1)), plan.eta3, T)
+        return evaluate_at(state, end[0], end[1]).loss
+
+    if loss_after(plan.T) > eps:
+        return -1
+    lo, hi = -1, plan.T
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if loss_after(mid) <= eps:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _judge_tight_T(case: Case, constants: Constants) -> Outcome:
+    plan = plan_for(case, constants)
+    need = smallest_T(plan, case.params["eps"])
+    if need < 0:
+        return Outcome(case.label, False, 0.0, Evidence.NUMERIC, f"T = {plan.T} does not reach eps")
+    return Outcome(case.label, True, float(plan.T / max(need, 1)), Evidence.NUMERIC,
+                   f"smallest T {need} vs the theorem's {plan.T}")
+
+
 _d, _e, _c = sp.symbols("d epsilon c", positive=True)
 
 
@@ -187,6 +258,10 @@ RESULT = Result(
               _cases, _judge_delta, reconstructed=True),
         Check("thm2.T_chain", "A.7 Phase 3", "8d(1-1/(8d))^(2T) <= 8d e^(-T/(4d)) <= eps/2",
               Evidence.SYMBOLIC, _symbolic_cases, _judge_t_chain),
+        Check("thm2.tightness_eta2", "Theorem 2 (tightness)", "smallest eta2 reaching eps <= the theorem's eta2",
+              Evidence.NUMERIC, _tightness_cases, _judge_tight_eta2),
+        Check("thm2.tightness_T", "Theorem 2 (tightness)", "smallest T reaching eps <= 4d ln(16d/eps)",
+              Evidence.NUMERIC, _tightness_cases, _judge_tight_T),
     ),
     discrepancies=(
         "thm2.beta1_range: with eta1 = sqrt(d) (allowed by eta1 <= sqrt(d)), beta'_s = 2 eta1/d = "
