@@ -129,11 +129,16 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
     return "\n".join(lines)
 
 
+def _json_number(x: float | None) -> float | str | None:
+    """JSON has no infinity: an infinite margin (a zero value under a bound) is written "inf"."""
+    return "inf" if x == float("inf") else x
+
+
 def json_report(reports: Sequence[CheckReport], pending: Sequence[Result],
                 constants: Mapping[str, Constant], profile: Profile) -> str:
     checks = rows(reports)
     for row, rep in zip(checks, reports):
-        row["outcomes"] = [{"case": o.case, "passed": o.passed, "margin": o.margin,
+        row["outcomes"] = [{"case": o.case, "passed": o.passed, "margin": _json_number(o.margin),
                             "margin_kind": o.margin_kind, "evidence": o.evidence.value,
                             "detail": o.detail} for o in rep.outcomes]
     return json.dumps({
