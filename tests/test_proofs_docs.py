@@ -6,7 +6,7 @@ from pathlib import Path
 from verify.results import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECK_REF = re.compile(r"`\[([a-z0-9_.\-]+)\]`")  # a step names its check as `[thm2.final]`
+CHECK_REF = re.compile(r"`\[([A-Za-z0-9_.\-]+)\]`")  # a step names its check as `[thm2.final]`
 
 
 def referenced(text: str) -> set[str]:

@@ -121,7 +121,7 @@ import mpmath
 import numpy as np
 from mpmath.libmp import fone, fzero, mpf_add, mpf_exp, mpf_neg, mpf_pos, mpf_sub, round_nearest
 
-from .expectations import pgf_derivative, pgf_derivative_gap, scales
+from .expectations import MERGE_RATIO, pgf_derivative, pgf_derivative_gap, scales
 from .quadrature import integrate
 
 __all__ = [
@@ -247,12 +247,22 @@ def _setup_c(d: int, s: int, c: list, dps: int) -> _Setup:
 
 
 def _break_points(st: _Setup) -> list:
-    """``scales`` (p/c_max, p/c_mean, 1/c_max, 1/c_mean, 1/c_min) plus a first cut for the tail.
+    """Break points: ``scales`` (p/c_max, p/c_mean, 1/c_max, 1/c_mean, 1/c_min), every symbol's
+    own scale 1/c_l (merged when within a factor MERGE_RATIO), and a first cut for the tail.
 
-    The cut is where every tail bound of this module has fallen by ``rel_tol * p^3 / d`` below
-    its value at ``t ~ 1/c_min`` (the slowest scale); :func:`integrate` doubles it if needed.
+    Between consecutive scales every component grows like a power of t (the symbols not yet
+    decayed have x_l ~ 1) and its mass piles up at the next scale, so widely spread weights need
+    all the 1/c_l as break points (halves the nodes at logit spreads of ~100).  The cut is where
+    every tail bound of this module has fallen by ``rel_tol * p^3 / d`` below its value at
+    ``t ~ 1/c_min``; :func:`integrate` doubles it if needed.
     """
-    points = scales(st.c, st.p)[:-1]
+    base = scales(st.c, st.p)[1:-1]
+    candidates = sorted(set(base) | {1 / cl for cl in st.c})
+    merged = [candidates[0]]
+    for t in candidates[1:]:
+        if t > MERGE_RATIO * merged[-1]:
+            merged.append(t)
+    points = [mpmath.mpf(0), *merged]
     c_min = min(st.c)
     cut = (-mpmath.log(st.rel_tol) - 3 * mpmath.log(st.p) + mpmath.log(st.dd) + 10) / c_min
     if cut > points[-1]:
@@ -334,80 +344,6 @@ def _g_hat(T, st: _Setup, order: int) -> tuple[list, list, list]:
     return list(xs), gh, dh
 
 
-# -------------------------------------------------------------------- negligible components
-#
-# integrate() asks every component for relative accuracy on every interval.  A component whose
-# mass lies in early intervals (large c_l) is astronomically small on later ones, and the rule's
-# error extrapolation then drives the degree up (or to its maximum) for nothing.  Such a
-# component is set to exactly 0 from a break point D on (an identically zero component converges
-# at once), where D is the first break point at which its PROVEN tail bound is below
-# rel_tol/10 times an estimate of its value (the float64 path supplies the estimates; without
-# one nothing is dropped).  The dropped part int_{D'}^inf |f| <= tail(D') is added to the
-# component's error, so the accounting stays rigorous whatever the estimate
-# (D' = D (1 - 2^(-prec/2)) absorbs the rounding of the nodes' t = e^u next to D).
-
-
-def _integrate_dropping(st: _Setup, integrand, tail_bound, size: int, estimates):
-    """:func:`integrate` over ``st.points`` with negligible components dropped (see above)."""
-    pts = st.points
-    eta = mpmath.mpf(2) ** (-(mpmath.mp.prec // 2))
-    delta = st.rel_tol / 10
-    thresholds = [pts[k] * (1 - eta) for k in range(1, len(pts))]
-    newly = [[] for _ in thresholds]  # components dropped from thresholds[k] on
-    dropped_tail = [_ZERO] * size
-    if estimates is not None:
-        alive = [i for i in range(size) if estimates[i] > 0]
-        for k, th in enumerate(thresholds):
-            if not alive:
-                break
-            tails = tail_bound(th)
-            keep = []
-            for i in alive:
-                if tails[i] <= delta * estimates[i]:
-                    newly[k].append(i)
-                    dropped_tail[i] = tails[i]
-                else:
-                    keep.append(i)
-            alive = keep
-    cumulative, acc = [[]], []
-    for k in range(len(thresholds)):
-        acc = acc + newly[k]
-        cumulative.append(acc)
-    any_drop = any(newly)
-
-    def level(t) -> int:
-        k = 0
-        while k < len(thresholds) and t >= thresholds[k]:
-            k += 1
-        return k
-
-    def f(t):
-        vals = integrand(t)
-        if any_drop:
-            for i in cumulative[level(t)]:
-                vals[i] = _ZERO
-        return vals
-
-    def tb(T):
-        tails = tail_bound(T)
-        if any_drop:
-            for i in cumulative[level(T)]:
-                tails[i] = _ZERO
-        return tails
-
-    res = integrate(f, pts, size, tb, rel_tol=st.rel_tol)
-    errors = tuple(e + dt for e, dt in zip(res.errors, dropped_tail))
-    return res.values, errors, res.evaluations
-
-
-def _finite_estimates(values) -> list | None:
-    """Float estimates as mpf (None if any is not finite: then nothing is dropped)."""
-    arr = np.asarray(values, dtype=np.float64)
-    if not np.all(np.isfinite(arr)):
-        return None
-    return [mpmath.mpf(float(v)) for v in np.abs(arr)]
-
-
 # ---------------------------------------------------------------------------- moments pass
 
 
@@ -430,20 +366,6 @@ class GeneralMoments:
     second_diagonal: tuple
     errors: dict
     evaluations: int
-
-
-def _moment_estimates(d: int, s: int, alpha: list, full: bool):
-    """Float64 values of the moments-pass components (for dropping negligible components)."""
-    try:
-        with np.errstate(all="ignore"):
-            top = max(alpha)
-            mf = _moments_float_grid(_float_grid(d, s, np.array([float(a - top) for a in alpha]),
-                                                 FLOAT_STEP))
-    except (OverflowError, ValueError, FloatingPointError):
-        return None
-    M = mf.second
-    second = [M[i, j] for i in range(d) for j in range(i, d)] if full else list(np.diag(M))
-    return _finite_estimates(list(mf.mean) + list(mf.mean_positive) + second)
 
 
 def moments(d: int, s: int, alpha: Sequence, dps: int = 30, second: str = "full") -> GeneralMoments:
@@ -508,8 +430,8 @@ def moments(d: int, s: int, alpha: Sequence, dps: int = 30, second: str = "full"
                 out += [TAIL_SAFETY * (g1d + g2d2) * mpmath.gammainc(2, cl * T) for cl in c]
             return out
 
-        v, e, evaluations = _integrate_dropping(
-            st, integrand, tail_bound, size, _moment_estimates(d, s, alpha, full))
+        res = integrate(integrand, st.points, size, tail_bound, rel_tol=st.rel_tol)
+        v, e, evaluations = res.values, res.errors, res.evaluations
         mean, pos = tuple(v[:d]), tuple(v[d:2 * d])
         errors = {"mean": tuple(e[:d]), "mean_positive": tuple(e[d:2 * d])}
         if full:
@@ -1358,26 +1280,28 @@ def head_moments_float(d: int, s: int, alphas, h: float = FLOAT_STEP,
         EE[a * d:(a + 1) * d, a * d:(a + 1) * d] = m.errors["second"]
     for a in range(H):
         for b in range(a + 1, H):
-            tau_a = np.exp(u[:, None] + logc[a][None, :])
-            tau_b = np.exp(u[:, None] + logc[b][None, :])
+            lt_a = u[:, None] + logc[a][None, :]  # ln(t c^a_l)
+            lt_b = u[:, None] + logc[b][None, :]
             ratio = logc[b] - logc[a]  # ln c^b_l / c^a_l
             th_lo, th_hi = ratio.min() - 40.0, ratio.max() + 40.0
             m_th = int(math.ceil((th_hi - th_lo) / h_theta))
             m_th += m_th % 2
             thetas = th_lo + h_theta * np.arange(m_th + 1)
-            acc = np.zeros((4, d, d))  # [full, half-theta, half-u, half-both]
+            acc = np.zeros((4, d, d))  # [full, half-theta, half-u, half-u and half-theta]
             for k, th in enumerate(thetas):
-                lam = 1.0 / (1.0 + math.exp(-th))
-                weight = lam * (1.0 - lam)
-                mix = lam * tau_a + (1.0 - lam) * tau_b  # t c^lam
+                log_lam, log_mu = -np.logaddexp(0.0, -th), -np.logaddexp(0.0, th)
+                weight = math.exp(log_lam + log_mu)  # lam (1 - lam)
+                with np.errstate(over="ignore"):
+                    mix = np.exp(np.logaddexp(log_lam + lt_a, log_mu + lt_b))  # t c^lam_l
                 x = np.exp(-mix)
                 om = -np.expm1(-mix)
                 small = om.mean(axis=1) + p * x.mean(axis=1)
                 g1, g2 = k1 / small**2, k2 / small**3
-                Ya, Yb = tau_a * x, tau_b * x
-                for half_u, rows_u, step in ((False, slice(None), h), (True, slice(None, None, 2), 2 * h)):
+                Ya, Yb = np.exp(lt_a - mix), np.exp(lt_b - mix)  # t c^a_l x_l, t c^b_l x_l
+                Yab = np.exp(lt_a + lt_b - mix)  # t^2 c^a_l c^b_l x_l
+                for half_u, rows_u, step in ((0, slice(None), h), (1, slice(None, None, 2), 2 * h)):
                     blk = (Ya[rows_u] * (g2[rows_u] / d**2)[:, None]).T @ Yb[rows_u]
-                    blk[np.diag_indices(d)] += (tau_a[rows_u] * Yb[rows_u] * (g1[rows_u] / d)[:, None]).sum(axis=0)
+                    blk[np.diag_indices(d)] += (Yab[rows_u] * (g1[rows_u] / d)[:, None]).sum(axis=0)
                     blk *= step * weight
                     acc[2 * half_u] += h_theta * blk
                     if k % 2 == 0:
