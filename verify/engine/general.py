@@ -17,7 +17,8 @@ Tonelli, for any function ``g >= 0`` of the counts (and then for signed ``g`` by
 ``E[C_l x^C] = x_l G'(z)/d``.  For a vector ``v`` write ``D_v = sum_i v_i x_i d/dx_i`` (so
 ``E[(v.C) h(C) x^C] = D_v E[h(C) x^C]``) and
 
-    V1 = sum_i v_i x_i / d,   V2 = sum_i v_i^2 x_i / d;   D_v G^(k)(z) = V1 G^(k+1)(z),  D_v V1 = V2.
+    V1 = sum_i v_i x_i / d,   V2 = sum_i v_i^2 x_i / d;
+    D_v G^(k)(z) = V1 G^(k+1)(z),   D_v V1 = V2.
 
 The three slices.  All words: ``F = G(z)``.  Negative words (``C_s = 0``) are the ``x_s = 0``
 slice, ``F = G(z0)`` with ``z0 = z - x_s/d``.  Positive words: ``F = G(z) - G(z0)``.  On the
@@ -25,7 +26,8 @@ slice ``z0`` the sums ``V1', V2'`` run over ``i != s`` only (``D_v z0 = V1'``). 
 ``e = v_s x_s/d = V1 - V1'``, ``e2 = v_s^2 x_s/d = V2 - V2'`` and
 ``Delta_j = G^(j)(z) - G^(j)(z0)``, computed without cancellation by
 :func:`verify.engine.expectations.pgf_derivative_gap` from ``big = 1 - q z0`` and
-``small = 1 - q z`` with ``big - small = q x_s/d`` (``1 - q z`` itself is formed from ``expm1``).
+``small = 1 - q z`` with ``big - small = q x_s/d`` (``1 - q z = (1 - z) + p z`` is summed from
+the ``1 - x_l``, each formed without cancellation).
 
 Second moments (moments pass).  With ``u^-2`` and ``C_i C_j``:
 
@@ -57,7 +59,8 @@ are 0 for ``l = s``.  On the positive slice, subtracting the two (``V1 = V1' + e
 
     D_v (x_l d/dx_l F)   = (x_l/d) [v_l Delta_1 + V1' Delta_2 + e G''(z)],
     D_v^2 (x_l d/dx_l F) = (x_l/d) [v_l^2 Delta_1 + 2 v_l (V1' Delta_2 + e G''(z))
-                                    + V2' Delta_2 + e2 G''(z) + V1'^2 Delta_3 + (2 V1' e + e^2) G'''(z)],
+                                    + V2' Delta_2 + e2 G''(z) + V1'^2 Delta_3
+                                    + (2 V1' e + e^2) G'''(z)],
     D_v^2 F              = V2' Delta_1 + e2 G'(z) + V1'^2 Delta_2 + (2 V1' e + e^2) G''(z),
 
 and for ``l = s`` the all-words formulas at ``z``.  No difference of nearly equal numbers is
@@ -87,12 +90,14 @@ combination subtracts O(1) numbers to get a tiny result, whereas every slice ter
 whose value can vanish has a non-negative integrand, and ``B``, ``Q`` have non-negative values.
 
 Quadrature: one :func:`verify.engine.quadrature.integrate` call per pass, vector integrand over
-shared nodes, break points from :func:`verify.engine.expectations.scales`, a proven tail bound
-(below).  Its error estimate is mpmath's heuristic extrapolation plus the proven tail; errors of
-derived quantities are propagated linearly from the component errors.
+shared nodes, break points from :func:`verify.engine.expectations.scales` plus every 1/c_l, a
+proven tail bound (below).  Reported errors = the rule's heuristic extrapolation + the proven
+tail + a rounding allowance (:func:`_rounding_rel`); errors of derived quantities are propagated
+linearly from the component errors.  Work precision: dps + 10 digits, ``rel_tol = 10^-(dps+2)``.
 
 Tail bounds (proofs).  For ``t >= T``: ``x_i(t) <= x_i(T)``, so ``z(t), z0(t) <= z(T)`` and,
-``G^(j)`` being increasing on ``[0, 1/q)``, ``G^(j)(z), G^(j)(z0), Delta_j <= G^(j)(z(T)) =: Ghat_j``
+``G^(j)`` being increasing on ``[0, 1/q)``,
+``G^(j)(z), G^(j)(z0), Delta_j <= G^(j)(z(T)) =: Ghat_j``
 (``Delta_j <= G^(j)(z)`` since ``G^(j)(z0) >= 0``).  Also ``|V1(t)| <= N1 := sum |v_i| x_i(T)/d``,
 ``V2(t) <= N2 := sum v_i^2 x_i(T)/d`` (and the same bounds hold for ``V1', e`` with
 ``|V1'| + |e| <= N1``).  The remaining factor ``t^(r-1) x_l(t) = t^(r-1) e^(-t c_l)`` integrates to
@@ -112,7 +117,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import operator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
@@ -246,6 +250,21 @@ def _setup_c(d: int, s: int, c: list, dps: int) -> _Setup:
     return st
 
 
+def _rounding_rel(st: _Setup):
+    """Relative allowance added to every error estimate: ``2^-prec 10^4 (1 + max|ln t_k|)``.
+
+    The quadrature's estimate sees only the discretisation.  Rounding adds: each node
+    ``t = e^u`` carries a relative error ~ |u| 2^-prec, which ``e^(-t c)`` amplifies by
+    ``t c`` (<= ~100 where anything is left), plus a few dozen operations per term.  In a sweep
+    (d = 2..20, logit spreads 1..400, dps 15 and 25, against runs at 35 more digits) the actual
+    errors stayed below ``2^-prec 2000 (1 + max|u|)``, and the extrapolated discretisation
+    estimate alone fell short by up to 1.7x (values were still 4 digits better than asked);
+    this allowance covers both with a margin and stays far below ``rel_tol``.
+    """
+    logs = [abs(mpmath.log(pt)) for pt in st.points[1:]]
+    return mpmath.mpf(2) ** (-mpmath.mp.prec) * 10**4 * (1 + max(logs))
+
+
 def _break_points(st: _Setup) -> list:
     """Break points: ``scales`` (p/c_max, p/c_mean, 1/c_max, 1/c_mean, 1/c_min), every symbol's
     own scale 1/c_l (merged when within a factor MERGE_RATIO), and a first cut for the tail.
@@ -283,7 +302,8 @@ def _exp_pair(tc):
         return _make(fone), _make(fzero)
     if exp + bc < 0:  # tc < 1/2
         xh = mpf_exp(mpf_neg(r), prec + 10 - (exp + bc), round_nearest)
-        return _make(mpf_pos(xh, prec, round_nearest)), _make(mpf_sub(fone, xh, prec, round_nearest))
+        x, om = mpf_pos(xh, prec, round_nearest), mpf_sub(fone, xh, prec, round_nearest)
+        return _make(x), _make(om)
     x = mpf_exp(mpf_neg(r), prec, round_nearest)
     return _make(x), _make(mpf_sub(fone, x, prec, round_nearest))
 
@@ -354,7 +374,8 @@ class GeneralMoments:
     ``second`` is the full d x d ``mpmath.matrix`` (``None`` when only the diagonal was asked);
     ``second_diagonal`` its diagonal.  ``errors`` maps 'mean', 'mean_positive',
     'second_diagonal' to tuples and 'second' to a matrix of absolute error estimates (the
-    quadrature's heuristic estimate plus the proven tail).  Values are mpf at dps + 10 digits.
+    quadrature's heuristic estimate + the proven tail + a rounding allowance).  Values are mpf
+    at dps + 10 digits.
     """
 
     d: int
@@ -431,7 +452,9 @@ def moments(d: int, s: int, alpha: Sequence, dps: int = 30, second: str = "full"
             return out
 
         res = integrate(integrand, st.points, size, tail_bound, rel_tol=st.rel_tol)
-        v, e, evaluations = res.values, res.errors, res.evaluations
+        rr = _rounding_rel(st)
+        v, evaluations = res.values, res.evaluations
+        e = [err + rr * abs(val) for err, val in zip(res.errors, v)]  # positive integrands
         mean, pos = tuple(v[:d]), tuple(v[d:2 * d])
         errors = {"mean": tuple(e[:d]), "mean_positive": tuple(e[d:2 * d])}
         if full:
@@ -641,12 +664,24 @@ def _evaluate_at(st: _Setup, beta: list, dps: int) -> Evaluation:
     ]
     chunks, evals = _run_contractions(st, parts)
     (anp, anp_e), (anm, anm_e), (bqn, bqn_e), (app, app_e), (apm, apm_e), (bqp, bqp_e) = chunks
+    rr = _rounding_rel(st)
     a_neg = [x - y for x, y in zip(anp, anm)]
-    a_neg_e = [x + y for x, y in zip(anp_e, anm_e)]
+    a_neg_abs = [x + y for x, y in zip(anp, anm)]  # A^-(|beta|)
+    a_neg_e = [x + y + rr * z for x, y, z in zip(anp_e, anm_e, a_neg_abs)]
     a_pos = [x - y for x, y in zip(app, apm)]
-    a_pos_e = [x + y for x, y in zip(app_e, apm_e)]
-    b_neg, b_neg_e, q_neg, q_neg_e = bqn[:d], bqn_e[:d], bqn[d], bqn_e[d]
-    b_pos, b_pos_e, q_pos, q_pos_e = bqp[:d], bqp_e[:d], bqp[d], bqp_e[d]
+    a_pos_abs = [x + y for x, y in zip(app, apm)]  # A^+(|w|)
+    a_pos_e = [x + y + rr * z for x, y, z in zip(app_e, apm_e, a_pos_abs)]
+    b_neg, q_neg = bqn[:d], bqn[d]
+    b_pos, q_pos = bqp[:d], bqp[d]
+    # rounding inside the B, Q kernels: |terms| <= the kernels at |w|, and
+    # B_l(|w|) <= max|w| A_l(|w|), Q(|w|) = sum_l |w_l| A_l(|w|)
+    bg = [l for l in range(d) if l != s]
+    top_n = max((abs(beta[l]) for l in bg), default=_ZERO)
+    top_p = max(abs(x) for x in w)
+    b_neg_e = [e + rr * top_n * a for e, a in zip(bqn_e[:d], a_neg_abs)]
+    b_pos_e = [e + rr * top_p * a for e, a in zip(bqp_e[:d], a_pos_abs)]
+    q_neg_e = bqn_e[d] + rr * _sum([abs(beta[l]) * a_neg_abs[l] for l in bg])
+    q_pos_e = bqp_e[d] + rr * _sum([abs(x) * a for x, a in zip(w, a_pos_abs)])
     loss = (q_neg + q_pos) / 2
     loss_e = (q_neg_e + q_pos_e) / 2
     grad_b = tuple(a_neg[l] + a_pos[l] for l in range(d))
@@ -690,7 +725,11 @@ def loss(d: int, s: int, alpha: Sequence, beta: Sequence, dps: int = 30) -> tupl
         parts = [_Contraction("neg", b, st, {"Q"}),
                  _Contraction("pos", [x - 2 for x in b], st, {"Q"})]
         ((qn, qn_e), (qp, qp_e)), _ = _run_contractions(st, parts)
-        return (qn[0] + qp[0]) / 2, (qn_e[0] + qp_e[0]) / 2
+        # rounding inside the kernels: Q(|w|) <= max|w|^2 P(slice) = max|w|^2 / 2 per slice
+        top_n = max((abs(x) for l, x in enumerate(b) if l != s), default=_ZERO)
+        top_p = max(abs(x - 2) for x in b)
+        rounding = _rounding_rel(st) * (top_n**2 + top_p**2) / 2
+        return (qn[0] + qp[0]) / 2, (qn_e[0] + qp_e[0] + rounding) / 2
 
 
 @dataclass(frozen=True)
@@ -738,10 +777,14 @@ def gradient_terms(d: int, s: int, alpha: Sequence, beta: Sequence, dps: int = 3
         ]
         chunks, evals = _run_contractions(st, parts)
         (mp_, mp_e), (sp_, sp_e), (sm_, sm_e), (pp_, pp_e), (pm_, pm_e), (th, th_e) = chunks
+        rr = _rounding_rel(st)  # see _evaluate_at for the kernels' rounding
+        top = max(abs(x) for x in beta)
+        mp_e = [e + rr * v for e, v in zip(mp_e, mp_)]
         sb = tuple(x - y for x, y in zip(sp_, sm_))
-        sb_e = tuple(x + y for x, y in zip(sp_e, sm_e))
+        sb_e = tuple(x + y + rr * (a + b) for x, y, a, b in zip(sp_e, sm_e, sp_, sm_))
         sbp = tuple(x - y for x, y in zip(pp_, pm_))
-        sbp_e = tuple(x + y for x, y in zip(pp_e, pm_e))
+        sbp_e = tuple(x + y + rr * (a + b) for x, y, a, b in zip(pp_e, pm_e, pp_, pm_))
+        th_e = [e + rr * top * (a + b) for e, a, b in zip(th_e, sp_, sm_)]
         grad = tuple(beta[l] * (sb[l] - 2 * mp_[l]) - th[l] + 2 * sbp[l] for l in range(d))
         errors = {"mean_positive": tuple(mp_e), "second_beta": sb_e,
                   "second_beta_positive": sbp_e, "third": tuple(th_e),
@@ -865,6 +908,12 @@ def _float_grid(d: int, s: int, a: np.ndarray, h: float) -> dict:
     return dict(d=d, s=s, p=p, q=q, h=h, u=u, x=x, tk=tk, G=G, G0=G0, D=D)
 
 
+def _float_rounding_rel(g: dict) -> float:
+    """Rounding allowance per unit of absolute scale: 10 eps (1 + max|u|) (cf. _rounding_rel;
+    measured: below 1 eps (1 + max|u|) at logit spread 400)."""
+    return 10 * np.finfo(np.float64).eps * (1.0 + np.abs(g["u"]).max())
+
+
 def _trap(values: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
     """(I_h, |I_h - I_2h|) along axis 0 (the node axis)."""
     full = h * values.sum(axis=0)
@@ -908,7 +957,9 @@ def _moments_float_grid(g: dict) -> FloatMoments:
 
     M = second_with(slice(None), h)
     M_half = second_with(slice(None, None, 2), 2 * h)
-    errors = {"mean": mean_e, "mean_positive": pos_e, "second": np.abs(M - M_half)}
+    rr = _float_rounding_rel(g)
+    errors = {"mean": mean_e + rr * mean, "mean_positive": pos_e + rr * pos,
+              "second": np.abs(M - M_half) + rr * M}
     return FloatMoments(mean, pos, M, errors, len(g["u"]))
 
 
@@ -973,7 +1024,7 @@ class FloatEvaluation:
     nodes: int
 
 
-def _evaluate_float(g: dict, beta: np.ndarray) -> FloatEvaluation:
+def _evaluate_float(g: dict, beta: np.ndarray, with_errors: bool = True) -> FloatEvaluation:
     h = g["h"]
     w = beta - 2.0
     an, bn, qn = _float_contraction(g, "neg", beta)
@@ -984,19 +1035,35 @@ def _evaluate_float(g: dict, beta: np.ndarray) -> FloatEvaluation:
     loss, loss_e = _trap(loss_vals, h)
     gb, gb_e = _trap(gb_vals, h)
     ga, ga_e = _trap(ga_vals, h)
+    if not with_errors:
+        nan = np.full(len(beta), np.nan)
+        return FloatEvaluation(float(loss), ga, gb, math.nan, nan, nan, len(g["u"]))
+    # absolute scales: the same integrands at |beta|, |w| dominate every term (module docstring)
+    an_a, bn_a, qn_a = _float_contraction(g, "neg", np.abs(beta))
+    ap_a, bp_a, qp_a = _float_contraction(g, "pos", np.abs(w))
+    rr = _float_rounding_rel(g)
+    loss_e += rr * _trap(0.5 * (qn_a + qp_a), h)[0]
+    gb_e += rr * _trap(an_a + ap_a, h)[0]
+    ga_e += rr * _trap(np.abs(beta) * an_a + bn_a + np.abs(w) * ap_a + bp_a, h)[0]
     return FloatEvaluation(float(loss), ga, gb, float(loss_e), ga_e, gb_e, len(g["u"]))
 
 
-def evaluate_float(d: int, s: int, alpha, beta, h: float = FLOAT_STEP) -> FloatEvaluation:
-    """float64 version of :func:`evaluate` (slice form, O(n d))."""
+def evaluate_float(d: int, s: int, alpha, beta, h: float = FLOAT_STEP,
+                   with_errors: bool = True) -> FloatEvaluation:
+    """float64 version of :func:`evaluate` (slice form, O(n d)).
+
+    Errors: ``|I_h - I_2h|`` plus a rounding allowance relative to the absolute scale of the
+    terms (gradients are differences of O(loss) terms, so a tiny gradient is accurate only
+    relative to that scale).  ``with_errors=False`` skips them (about half the cost).
+    """
     d, s = _check_d_s(d, s)
     beta = _float_vector(beta, d, "beta")
-    return _evaluate_float(_float_setup(d, s, alpha, h), beta)
+    return _evaluate_float(_float_setup(d, s, alpha, h), beta, with_errors)
 
 
 def loss_and_grad_float(d: int, s: int, alpha, beta, h: float = FLOAT_STEP) -> tuple:
     """(loss, grad_alpha, grad_beta) in float64; see :func:`evaluate_float`."""
-    ev = evaluate_float(d, s, alpha, beta, h)
+    ev = evaluate_float(d, s, alpha, beta, h, with_errors=False)
     return ev.loss, ev.grad_alpha, ev.grad_beta
 
 
@@ -1006,7 +1073,7 @@ def best_output_float(d: int, s: int, alpha, h: float = FLOAT_STEP) -> tuple:
     g = _float_setup(d, s, alpha, h)
     mom = moments_float(d, s, alpha, h)
     beta = np.linalg.solve(mom.second, 2.0 * mom.mean_positive)
-    return beta, _evaluate_float(g, beta).loss
+    return beta, _evaluate_float(g, beta, with_errors=False).loss
 
 
 # ============================================================================ H heads
@@ -1063,7 +1130,8 @@ def _inner_second(st: _Setup):
         return out
 
     res = integrate(integrand, st.points, d * (d + 1) // 2, tail_bound, rel_tol=st.rel_tol)
-    return res.values, res.errors, res.evaluations
+    rr = _rounding_rel(st)
+    return res.values, [e + rr * abs(v) for e, v in zip(res.errors, res.values)], res.evaluations
 
 
 def _lambda_points(ch: list, cg: list) -> list:
