@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 from ..checks import Result
-from . import cor1, pending, prop1, thm2
+from . import cor1, lemma_symmetry, pending, prop1, thm2
 
 REGISTRY: tuple[Result, ...] = (
     prop1.RESULT,
     *pending.BEFORE_THM2,
     thm2.RESULT,
     cor1.RESULT,
-    *pending.AFTER_COR1,
+    lemma_symmetry.RESULT,
 )
 
 

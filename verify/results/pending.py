@@ -18,9 +18,3 @@ BEFORE_THM2 = (
            "d >= 9, beta^(0) independent of s, any eta >= 0", ("thm1.c3", "thm1.c_large_output"),
            document="proofs/thm1.md"),
 )
-
-AFTER_COR1 = (
-    Result("lemma-symmetry", "Lemma (A.7, symmetry)", "one population GD step keeps background symmetry",
-           "alpha_i = alpha_j, beta_i = beta_j for background i, j", (),
-           document="proofs/lemma-symmetry.md"),
-)

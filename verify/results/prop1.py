@@ -85,6 +85,46 @@ def _judge_tightness(case: Case, constants: Constants) -> Outcome:
                    Evidence.NUMERIC, detail)
 
 
+def _general_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    ds = {Profile.QUICK: [3, 6], Profile.DEFAULT: [3, 5, 10], Profile.FULL: [2, 3, 5, 10, 20]}
+    eps = {Profile.QUICK: [1e-3, 0.5], Profile.DEFAULT: [1e-4, 0.1, 0.9], Profile.FULL: [1e-6, 1e-3, 0.1, 0.5, 0.99]}
+    seeds = {Profile.QUICK: 1, Profile.DEFAULT: 3, Profile.FULL: 6}[profile]
+    return [Case(f"{c.label}, seed={k}", {**c.params, "seed": k})
+            for c in grid(profile, options, ds, eps) for k in range(seeds)]
+
+
+def random_attention(d: int, s: int, gap, seed: int) -> list:
+    """alpha with alpha_s - max_{j != s} alpha_j = gap exactly (one background symbol at the max,
+    the others below it by up to 3) and a random common shift (the model ignores it)."""
+    import random
+
+    rng = random.Random(seed * 7919 + d)
+    shift = rng.uniform(-5, 5)
+    top = rng.choice([j for j in range(d) if j != s])
+    alpha = []
+    for j in range(d):
+        if j == s:
+            alpha.append(shift + gap)
+        elif j == top:
+            alpha.append(mpmath.mpf(shift))
+        else:
+            alpha.append(shift - rng.uniform(0, 3))
+    return alpha
+
+
+def _judge_general(case: Case, constants: Constants) -> Outcome:
+    """Non-symmetric attention at the smallest allowed gap, beta = 2 e_s (general engine)."""
+    from ..engine import general
+
+    d, eps, seed = case.params["d"], case.params["eps"], case.params["seed"]
+    s = seed % d
+    with mpmath.workdps(DPS + 10):
+        alpha = random_attention(d, s, attention_gap(d, eps, constants), seed)
+    beta = [2 if j == s else 0 for j in range(d)]
+    value, err = general.loss(d, s, alpha, beta, DPS)
+    return ratio_outcome(case, value, eps, err, detail=f"s={s}: L = {mpmath.nstr(value, 5)}")
+
+
 # --- proof steps of A.2, proved by SymPy for all d >= 2 and eps in (0, 1) -------------------
 
 _k = sp.Symbol("k", nonnegative=True)  # d = 2 + k
@@ -162,6 +202,9 @@ RESULT = Result(
     checks=(
         Check("prop1.bound", "Proposition 1", "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps",
               Evidence.NUMERIC, _cases, _judge_bound),
+        Check("prop1.general", "Proposition 1 (any alpha)",
+              "L_s(alpha, 2 e_s) <= eps for non-symmetric alpha with alpha_s - max_j alpha_j = ln(4d/eps^2)",
+              Evidence.NUMERIC, _general_cases, _judge_general),
         Check("prop1.long_words", "A.2 step 1", "P(|w| > 2d/eps) < e^(-2/eps)",
               Evidence.SYMBOLIC, _symbolic_cases, _judge_long_words),
         Check("prop1.long_contribution", "A.2 step 2", "2 e^(-2/eps) < eps/2",
