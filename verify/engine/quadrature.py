@@ -50,21 +50,14 @@ def _estimate_error(levels: Sequence, eps: mpmath.mpf) -> mpmath.mpf:
     return mpmath.mpf(10) ** min(mpmath.mpf(0), max(l1**2 / l2, 2 * l1))
 
 
-def _log_scale(f: Callable[[mpmath.mpf], Vector]) -> Callable[[mpmath.mpf], Vector]:
-    """The integrand in ``u = ln t``: ``f(e^u) e^u``."""
-    def g(u):
-        t = mpmath.exp(u)
-        return [t * v for v in f(t)]
-    return g
-
-
 @dataclass
 class _Interval:
     """Tanh-sinh sums of one interval, level by level (each level halves the step)."""
 
-    g: Callable[[mpmath.mpf], Vector]
+    f: Callable[[mpmath.mpf], Vector]
     a: mpmath.mpf
     b: mpmath.mpf
+    log_scale: bool  # nodes are u = ln t: integrand f(e^u) e^u, the factor e^u folded into w
     levels: list
     evaluations: int = 0
 
@@ -75,9 +68,12 @@ class _Interval:
         h = mpmath.ldexp(1, -degree)
         acc = [lv / (2 * h) for lv in self.levels[-1]] if self.levels else [mpmath.mpf(0)] * size
         for x, w in nodes:
-            gx = self.g(x)
+            if self.log_scale:
+                x = mpmath.exp(x)
+                w = w * x
+            fx = self.f(x)
             for i in range(size):
-                acc[i] += w * gx[i]
+                acc[i] += w * fx[i]
         self.evaluations += len(nodes)
         self.levels.append([h * v for v in acc])
 
@@ -113,13 +109,12 @@ def integrate(
     eps = mpmath.mpf(2) ** (-prec) if rel_tol is None else mpmath.mpf(rel_tol)
     rule = TanhSinh(mpmath.mp)
     top = max_degree if max_degree is not None else rule.guess_degree(prec) + 2
-    log_f = _log_scale(f)
-    pieces = [(points[0], points[1], f)]
-    pieces += [(mpmath.log(a), mpmath.log(b), log_f) for a, b in zip(points[1:-1], points[2:])]
+    pieces = [(points[0], points[1], False)]
+    pieces += [(mpmath.log(a), mpmath.log(b), True) for a, b in zip(points[1:-1], points[2:])]
     intervals: list[_Interval] = []
     end = points[-1]
     for _ in range(MAX_DOUBLINGS):
-        fresh = [_Interval(g, a, b, []) for a, b, g in pieces]
+        fresh = [_Interval(f, a, b, log, []) for a, b, log in pieces]
         for iv in fresh:  # a first look at every interval fixes the scale of each component
             for _ in range(ROUGH_DEGREE):
                 iv.refine(rule, prec, size)
@@ -136,7 +131,7 @@ def integrate(
         tail = tail_bound(end)
         if all(t <= eps * abs(v) for t, v in zip(tail, values)):
             break
-        pieces = [(mpmath.log(end), mpmath.log(2 * end), log_f)]
+        pieces = [(mpmath.log(end), mpmath.log(2 * end), True)]
         end = 2 * end
     else:
         raise ArithmeticError("tail bound did not fall below the tolerance")
