@@ -51,14 +51,19 @@ class CheckReport:
         return min(self.outcomes, key=key, default=None)
 
 
-def _run_task(task: tuple[str, str, Case, Constants]) -> tuple[str, str, Outcome, float]:
-    result_id, check_id, case, constants = task
+def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, Outcome, float]]:
+    """Judge several checks of one result on one case in one process, so that work they share
+    (a training plan, a moment set) is computed once and reused through the engine's caches."""
+    result_id, items, constants = group
     from .results import by_id
 
-    check = next(c for c in by_id(result_id).checks if c.id == check_id)
-    start = time.perf_counter()
-    outcome = check.judge(case, constants)
-    return result_id, check_id, outcome, time.perf_counter() - start
+    checks = {c.id: c for c in by_id(result_id).checks}
+    out = []
+    for check_id, case in items:
+        start = time.perf_counter()
+        outcome = checks[check_id].judge(case, constants)
+        out.append((check_id, outcome, time.perf_counter() - start))
+    return out
 
 
 def select(ids: Sequence[str] | None = None) -> list[Result]:
@@ -79,32 +84,32 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
     """Judge every case of every check; ``progress(done, total)`` is called as cases finish."""
     options = options or {}
     reports: dict[str, CheckReport] = {}
-    tasks = []
+    groups: dict[tuple[str, str], list[tuple[str, Case]]] = {}
     for result in results:
         for check in result.checks:
             if check_ids and check.id not in check_ids and result.id not in check_ids:
                 continue
             reports[check.id] = CheckReport(result, check)
             for case in check.cases(profile, constants, options):
-                tasks.append((result.id, check.id, case, dict(constants)))
-    total, done = len(tasks), 0
+                groups.setdefault((result.id, case.label), []).append((check.id, case))
+    tasks = [(rid, items, dict(constants)) for (rid, _), items in groups.items()]
+    total, done = sum(len(items) for _, items, _ in tasks), 0
     if progress:
         progress(0, total)
     if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            stream = pool.map(_run_task, tasks)
-            for _, check_id, outcome, secs in stream:
+        pool = ProcessPoolExecutor(max_workers=workers)
+        stream = pool.map(_run_group, tasks)
+    else:
+        pool, stream = None, map(_run_group, tasks)
+    try:
+        for finished in stream:
+            for check_id, outcome, secs in finished:
                 reports[check_id].outcomes.append(outcome)
                 reports[check_id].seconds += secs
-                done += 1
-                if progress:
-                    progress(done, total)
-    else:
-        for task in tasks:
-            _, check_id, outcome, secs = _run_task(task)
-            reports[check_id].outcomes.append(outcome)
-            reports[check_id].seconds += secs
-            done += 1
+            done += len(finished)
             if progress:
                 progress(done, total)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     return list(reports.values())
