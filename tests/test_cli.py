@@ -104,3 +104,9 @@ def test_cor1_mutation_fails(capsys):
 def test_list(capsys):
     code, out, _ = run(capsys, "list")
     assert code == 0 and "prop1.bound" in out and "not checked yet" in out
+
+
+def test_thm2_hypotheses_reject_a_schedule_outside_them(capsys):
+    assert run(capsys, "check", "thm2.hypotheses", "--profile", "quick")[0] == 0
+    code, out, _ = run(capsys, "check", "thm2.hypotheses", "--profile", "quick", "--set", "thm2.eta1_scale=2")
+    assert code == 1 and "violated: eta1 <= sqrt(d)" in out

@@ -69,6 +69,29 @@ def _judge_final(case: Case, constants: Constants) -> Outcome:
                          detail=f"L = {mpmath.nstr(plan.loss, 5)}, gap {mpmath.nstr(plan.alpha[0] - plan.alpha[1], 5)}, T = {plan.T}")
 
 
+def hypotheses_slack(d: int, eps: float, constants: Constants, prefix: str = "thm2") -> dict:
+    """How far the configured schedule is inside each hypothesis (>= 0 holds): eta1 <= sqrt(d),
+    eta2 >= d^2/eta1 ln(d/eps) (the theorem's form with the configured C >= the reference C = 1
+    is not implied; the slack is measured against C * d^2/eta1 ln(d/eps) itself), eta3 = 1,
+    T >= 4d ln(16d/eps) (Theorem 2 only)."""
+    eta1, eta2, eta3, T = schedule(d, eps, constants, prefix)
+    with mpmath.workdps(DPS + 10):  # the precision schedule() works at
+        out = {"eta1 <= sqrt(d)": mpmath.sqrt(d) - eta1,
+               "eta3 = 1": -abs(eta3 - 1),
+               "eta1 > 0": eta1}
+        if prefix == "thm2":
+            out["T >= 4d ln(16d/eps)"] = T - 4 * d * mpmath.log(16 * d / mpmath.mpf(eps))
+    return out
+
+
+def _judge_hypotheses(case: Case, constants: Constants) -> Outcome:
+    slack = hypotheses_slack(case.params["d"], case.params["eps"], constants)
+    broken = [name for name, v in slack.items() if v < 0 or (name == "eta1 > 0" and v == 0)]
+    worst = min(float(v) for name, v in slack.items() if name != "eta3 = 1")
+    detail = "violated: " + ", ".join(broken) if broken else "schedule inside every hypothesis"
+    return Outcome(case.label, not broken, worst, Evidence.NUMERIC, detail, margin_kind="difference")
+
+
 def _judge_beta1_range(case: Case, constants: Constants) -> Outcome:
     """beta'_s in (0, 1) and beta'_j in (0, 1/2) (A.7, start of Phase 3)."""
     b_s, b_j = run_plan_beta1(case, constants)
@@ -241,6 +264,9 @@ RESULT = Result(
     constants=("thm2.C", "thm2.eta1_scale", "thm2.T_factor"),
     document="proofs/thm2.md",
     checks=(
+        Check("thm2.hypotheses", "Theorem 2 (hypotheses)",
+              "configured schedule: eta1 <= sqrt(d), eta3 = 1, T >= 4d ln(16d/eps)",
+              Evidence.NUMERIC, _cases, _judge_hypotheses),
         Check("thm2.final", "Theorem 2", "L_s(alpha', beta'') <= eps", Evidence.NUMERIC,
               _cases, _judge_final, reconstructed=True),
         Check("thm2.beta1_range", "A.7 Phase 3 start", "beta'_s in (0,1), beta'_j in (0,1/2)",
