@@ -47,7 +47,8 @@ class Case:
 @dataclass(frozen=True)
 class Outcome:
     """The verdict on one case. ``margin`` is how far inside the bound the value lies, as the
-    ratio bound/value (> 1 holds) unless ``margin_kind`` says ``difference`` (> 0 holds)."""
+    ratio bound/value (> 1 holds) unless ``margin_kind`` says ``difference`` (bound - value:
+    > 0 holds a strict inequality, >= 0 a non-strict one)."""
 
     case: str
     passed: bool | None
@@ -82,7 +83,7 @@ class Result:
     checks: tuple[Check, ...] = ()
     document: str = ""
     notes: str = ""
-    discrepancies: tuple[str, ...] = field(default=())
+    discrepancies: Mapping[str, str] = field(default_factory=dict)  # check id -> what fails and why
 
     @property
     def checked(self) -> bool:

@@ -116,7 +116,7 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
         lines.append("None found.")
     for rep, text in discrepancies:
         first = min(rep.failed, key=lambda o: (o.case))
-        lines.append(f"- {text} Failing cases: {len(rep.failed)} of {len(rep.outcomes)}; "
+        lines.append(f"- `{rep.check.id}`: {text} Failing cases: {len(rep.failed)} of {len(rep.outcomes)}; "
                      f"e.g. {first.case}: {first.detail}.")
     lines.append("")
     lines.append("## Constants")

@@ -21,10 +21,7 @@ class CheckReport:
     @property
     def discrepancy(self) -> str | None:
         """The documented discrepancy this check exhibits, if any (see Result.discrepancies)."""
-        for text in self.result.discrepancies:
-            if text.startswith(self.check.id + ":"):
-                return text
-        return None
+        return self.result.discrepancies.get(self.check.id)
 
     @property
     def failed(self) -> list[Outcome]:

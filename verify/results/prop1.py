@@ -65,6 +65,8 @@ def smallest_gap(d: int, eps: float, hi) -> mpmath.mpf:
     lo = mpmath.mpf(0)
     if loss_at_gap(d, lo)[0] <= eps:
         return lo
+    while loss_at_gap(d, hi)[0] > eps:  # the loss tends to 0 as the gap grows: widen until hi works
+        lo, hi = hi, 2 * hi
     for _ in range(14):
         mid = (lo + hi) / 2
         if loss_at_gap(d, mid)[0] <= eps:

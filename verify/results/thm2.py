@@ -289,9 +289,9 @@ RESULT = Result(
         Check("thm2.tightness_T", "Theorem 2 (tightness)", "smallest T reaching eps <= 4d ln(16d/eps)",
               Evidence.NUMERIC, _tightness_cases, _judge_tight_T),
     ),
-    discrepancies=(
-        "thm2.beta1_range: with eta1 = sqrt(d) (allowed by eta1 <= sqrt(d)), beta'_s = 2 eta1/d = "
+    discrepancies={
+        "thm2.beta1_range": "with eta1 = sqrt(d) (allowed by eta1 <= sqrt(d)), beta'_s = 2 eta1/d = "
         "2/sqrt(d) >= 1 for d <= 4; the claim beta'_s in (0,1) needs eta1 < d/2 "
         "(checked as thm2.beta1_range_corrected).",
-    ),
+    },
 )
