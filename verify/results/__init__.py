@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 from ..checks import Result
-from . import cor1, lemma_symmetry, pending, prop1, thm2
+from . import cor1, lemma_symmetry, pending, prop1, prop2, thm1, thm2
 
 REGISTRY: tuple[Result, ...] = (
     prop1.RESULT,
+    prop2.RESULT,
     *pending.BEFORE_THM2,
+    thm1.RESULT,
     thm2.RESULT,
     cor1.RESULT,
     lemma_symmetry.RESULT,

@@ -5,16 +5,10 @@ from __future__ import annotations
 from ..checks import Result
 
 BEFORE_THM2 = (
-    Result("prop2", "Proposition 2", "for every fixed output beta~ some s has inf_alpha L_s >= c1",
-           "d >= 2; s = argmin beta~; beta~_s >= 1 gives 1/4 (text), the other case's c1 is lost",
-           ("prop2.c1",), document="proofs/prop2.md"),
     Result("prop3", "Proposition 3", "for every fixed attention alpha some s has inf_beta L_s >= c2",
            "d >= 2; constant c2 lost", ("prop3.c2",), document="proofs/prop3.md"),
     Result("prop4", "Proposition 4", "H = O(sqrt d) heads, fixed attention, ||B||_F <= d^(1/4): some s has L_s >= c4",
            "constant c4 and the head bound lost", ("prop4.c4",), document="proofs/prop4.md"),
     Result("lemma-low-attention", "Lemma (A.5)", "some s has sum_h E[(gamma_s^(h))^2] <= H/d",
            "any attention alpha^(1..H)", (), document="proofs/lemma-low-attention.md"),
-    Result("thm1", "Theorem 1", "one attention step from alpha = 0, then any output: some s has L_s >= 1/6912",
-           "d >= 9, beta^(0) independent of s, any eta >= 0", ("thm1.c3", "thm1.c_large_output"),
-           document="proofs/thm1.md"),
 )

@@ -1,0 +1,260 @@
+"""Proposition 2 (training the attention alone, fixed output) and the surviving step of A.3.
+
+Statement (reconstructed): there is c1 > 0 such that for every fixed output beta~ in R^d some
+target s has inf_alpha L_s(alpha, beta~) >= c1.  The proof takes s = argmin_i beta~_i; if
+beta~_s >= 1 then f >= 0 on every word and the risk is >= P(y = -1) * 1/2 = 1/4 (text).  The
+other case's constant is lost: ``prop2.c1`` is measured here.
+
+The infimum over alpha is not convex: it is searched by multi-start Adam on the float64 path
+(logits normalised to max 0 and kept in [-LOGIT_BOX, 0]), so a value found is the loss at a real
+attention vector, re-evaluated on the mpmath path: an upper bound on the infimum.  The checks are
+therefore *search* evidence: no attention below the bound was found.  The measured floor uses
+the proof's target s = argmin beta~ (a lower bound on max_s, so a pass there implies the
+statement for that beta~).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Mapping
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+
+LOGIT_BOX = 60.0
+
+SEARCH = {
+    Profile.QUICK: dict(ds=[3], random=2, starts=2, steps=50, nm_starts=1, nm_evals=8, dps=15),
+    Profile.DEFAULT: dict(ds=[3, 4, 6, 9, 12], random=3, starts=2, steps=80, nm_starts=1, nm_evals=20,
+                          dps=20),
+    Profile.FULL: dict(ds=[3, 4, 5, 6, 9, 12, 16], random=6, starts=3, steps=150, nm_starts=2,
+                       nm_evals=60, dps=25),
+}
+
+
+def c1_value(constants: Constants) -> Fraction:
+    return Fraction(constants["prop2.c1"])
+
+
+# ===================================================================== symbolic steps
+
+_d = sp.Symbol("d", positive=True)
+
+
+def negative_mass() -> sp.Expr:
+    """P(y = -1) = E[1{C_s = 0}] = G((d-1)/d), G(z) = p z/(1 - q z) (the x_s = 0 slice of the
+    generating function at x_i = 1), simplified by SymPy."""
+    p = 1 / (_d - 1)
+    q = 1 - p
+    z = (_d - 1) / _d
+    return sp.simplify(p * z / (1 - q * z))
+
+
+def _judge_negative_mass(case: Case, constants: Constants) -> Outcome:
+    value = negative_mass()
+    ok = sp.simplify(value - sp.Rational(1, 2)) == 0
+    return Outcome(case.label, bool(ok), None, Evidence.SYMBOLIC,
+                   f"P(y = -1) = G((d-1)/d) = {sp.sstr(value)} for every d >= 2")
+
+
+def _judge_large_output(case: Case, constants: Constants) -> Outcome:
+    """min beta~ >= 1 => f >= 0 on every word => L_s >= P(y=-1) 1/2 = 1/4.
+
+    f = sum_i beta~_i gamma_i - 1 = sum_i (beta~_i - 1) gamma_i when sum_i gamma_i = 1 (softmax);
+    each term is a product of non-negatives (SymPy's sign inference, d = 2..8 with symbolic
+    entries; the same term-wise argument for every d).  On a negative word
+    l = (f + 1)^2/2 = 1/2 + f (f + 2)/2 >= 1/2."""
+    ok = True
+    for d in range(2, 9):
+        b = sp.symbols(f"b0:{d}", nonnegative=True)  # beta~_i - 1
+        g = sp.symbols(f"g0:{d}", nonnegative=True)  # gamma_i
+        f = sum((1 + bi) * gi for bi, gi in zip(b, g)) - 1
+        on_simplex = sp.expand(f.subs(g[-1], 1 - sum(g[:-1])) - sum(bi * gi for bi, gi in zip(b, g)).subs(g[-1], 1 - sum(g[:-1])))
+        ok &= on_simplex == 0 and bool(sum(bi * gi for bi, gi in zip(b, g)).is_nonnegative)
+    f = sp.Symbol("f", nonnegative=True)
+    loss_neg = (f + 1) ** 2 / 2
+    ok &= bool(sp.simplify(loss_neg - sp.Rational(1, 2) - f * (f + 2) / 2) == 0)
+    ok &= bool((f * (f + 2) / 2).is_nonnegative)
+    bound = negative_mass() * sp.Rational(1, 2)
+    ok &= sp.simplify(bound - sp.Rational(1, 4)) == 0
+    return Outcome(case.label, bool(ok), None, Evidence.SYMBOLIC,
+                   "f = sum (beta~_i - 1) gamma_i >= 0, loss on negatives >= 1/2, "
+                   f"L >= P(y=-1)/2 = {sp.sstr(bound)}")
+
+
+# ===================================================================== inf over alpha (search)
+
+
+def inf_attention(d: int, s: int, beta, starts: int, steps: int, seed: int,
+                  lr: float = 0.3) -> tuple[float, np.ndarray, int]:
+    """(smallest loss found, its alpha, gradient evaluations): multi-start Adam on alpha with
+    the float64 loss and gradient; starts: 0, -8 e_s (ignore s), +8 e_s, then Gaussian."""
+    from ..engine import general
+
+    beta = np.asarray(beta, dtype=np.float64)
+    rng = np.random.default_rng([seed, d, s])
+    fixed = [np.zeros(d), -8.0 * np.eye(d)[s], 8.0 * np.eye(d)[s]]
+    best, best_a, calls = math.inf, np.zeros(d), 0
+    for k in range(starts):
+        a = fixed[k].copy() if k < len(fixed) else rng.normal(scale=2.0, size=d)
+        m, v = np.zeros(d), np.zeros(d)
+        for t in range(1, steps + 1):
+            a = np.clip(a - a.max(), -LOGIT_BOX, 0.0)
+            loss, ga, _ = general.loss_and_grad_float(d, s, a, beta)
+            calls += 1
+            if loss < best:
+                best, best_a = loss, a.copy()
+            m = 0.9 * m + 0.1 * ga
+            v = 0.999 * v + 0.001 * ga * ga
+            a = a - lr * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-12)
+    return best, best_a, calls
+
+
+def reevaluate(d: int, s: int, alpha: np.ndarray, beta, dps: int) -> tuple:
+    """L_s(alpha, beta~) on the mpmath path (value, error), read exactly from the float64 values."""
+    from ..engine import general
+
+    return general.loss(d, s, [repr(float(a)) for a in alpha], [repr(float(b)) for b in beta], dps)
+
+
+def _nelder_mead(f, x0: np.ndarray, scale: float, evals: int) -> None:
+    from .thm1 import _nelder_mead as nm
+
+    nm(f, x0, np.full(len(x0), scale), evals)
+
+
+def structured_outputs(d: int) -> list[tuple[str, np.ndarray]]:
+    e = np.eye(d)
+    rest = np.ones(d) - e[0]
+    return [("0", np.zeros(d)), ("1", np.ones(d)), ("0.9*1", 0.9 * np.ones(d)), ("2e_0", 2 * e[0]),
+            ("2*(1-e_0)", 2 * rest), ("2*(1-e_0) + 0.5e_0", 2 * rest + 0.5 * e[0]),
+            ("-1", -np.ones(d))]
+
+
+def search_floor(d: int, seed: int, random: int, starts: int, steps: int, nm_starts: int,
+                 nm_evals: int) -> dict:
+    """min over searched beta~ of inf_alpha L_s(alpha, beta~), s = argmin beta~ (seeded)."""
+    rng = np.random.default_rng([seed, d, 2])
+    best = dict(value=math.inf)
+    effort = dict(outputs=0, gradient_calls=0)
+
+    def value(name, beta):
+        s = int(np.argmin(beta))
+        val, alpha, calls = inf_attention(d, s, beta, starts, steps, seed)
+        effort["outputs"] += 1
+        effort["gradient_calls"] += calls
+        if val < best["value"]:
+            best.update(value=val, s=s, alpha=alpha, beta=np.array(beta, dtype=float), name=name)
+        return val
+
+    tried = []
+    for name, beta in structured_outputs(d) + [(f"gauss#{i}", rng.normal(size=d)) for i in range(random)]:
+        tried.append((value(name, beta), beta))
+    tried.sort(key=lambda t: t[0])
+    for i in range(nm_starts):
+        x0 = tried[i % len(tried)][1] + 0.3 * rng.normal(size=d)
+        _nelder_mead(lambda x: value("adversarial", x), x0, 0.5, nm_evals)
+    best["effort"] = effort
+    return best
+
+
+def _floor_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    cfg = SEARCH[profile or Profile.QUICK]
+    ds = options.get("d") or cfg["ds"]
+    return [Case(f"d={d}", {"d": int(d), "seed": 0, **{k: v for k, v in cfg.items() if k != "ds"}})
+            for d in ds]
+
+
+def _vec(x) -> str:
+    return "[" + ", ".join(f"{v:.4g}" for v in x) + "]"
+
+
+def _judge_floor(case: Case, constants: Constants) -> Outcome:
+    prm = case.params
+    d = prm["d"]
+    c1 = c1_value(constants)
+    res = search_floor(d, prm["seed"], prm["random"], prm["starts"], prm["steps"],
+                       prm["nm_starts"], prm["nm_evals"])
+    val, err = reevaluate(d, res["s"], res["alpha"], res["beta"], prm["dps"])
+    c1m = mpmath.mpf(c1.numerator) / c1.denominator
+    eff = res["effort"]
+    detail = (f"floor inf_alpha L_s = {res['value']:.6g} (float64; mpmath {prm['dps']} digits at "
+              f"the alpha found: {mpmath.nstr(val, 10)} +- {mpmath.nstr(err, 2)}) at beta~ = "
+              f"{res['name']} {_vec(res['beta'])}, s = argmin = {res['s']}, alpha = "
+              f"{_vec(res['alpha'])}; vs c1 = {c1}: x{float(val / c1m):.4g}; effort: "
+              f"{eff['outputs']} outputs beta~ ({prm['random']} random, {prm['nm_starts']} "
+              f"Nelder-Mead runs of {prm['nm_evals']}), {prm['starts']} Adam starts x "
+              f"{prm['steps']} steps each, {eff['gradient_calls']} loss+gradient evaluations")
+    if res["value"] < float(c1) or val + err < c1m:
+        return Outcome(case.label, False, float(val / c1m), Evidence.SEARCH, "COUNTEREXAMPLE: " + detail)
+    passed = True if val - err >= c1m else None
+    return Outcome(case.label, passed, float((val - err) / c1m), Evidence.SEARCH, detail)
+
+
+# ------------------------------------------------ the case beta~_s >= 1, numerically
+
+
+def _large_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    cfg = SEARCH[profile or Profile.QUICK]
+    ds = options.get("d") or cfg["ds"]
+    n = {Profile.QUICK: 1, Profile.DEFAULT: 2, Profile.FULL: 6}[profile or Profile.QUICK]
+    return [Case(f"d={d}, seed={k}", {"d": int(d), "seed": k, "starts": cfg["starts"],
+                                       "steps": cfg["steps"], "dps": cfg["dps"]})
+            for d in ds for k in range(n)]
+
+
+def large_output(d: int, seed: int) -> np.ndarray:
+    """beta~ with min exactly 1: seed 0 is the near-tight (1, ..., 1, 2) (negatives can attend to
+    a 1, positives to the 2: the infimum is 1/4 plus the mass of words without a 2 or a 1),
+    others 1 + |N(0, 2^2)| with the minimum moved to 1."""
+    if seed == 0:
+        return np.array([1.0] * (d - 1) + [2.0])
+    rng = np.random.default_rng([seed, d, 1])
+    b = 1 + np.abs(rng.normal(scale=2.0, size=d))
+    b[int(np.argmin(b))] = 1.0
+    return b
+
+
+def _judge_large(case: Case, constants: Constants) -> Outcome:
+    d, seed = case.params["d"], case.params["seed"]
+    beta = large_output(d, seed)
+    s = int(np.argmin(beta))
+    val, alpha, calls = inf_attention(d, s, beta, case.params["starts"], case.params["steps"], seed)
+    hp, err = reevaluate(d, s, alpha, beta, case.params["dps"])
+    quarter = mpmath.mpf(1) / 4
+    detail = (f"beta~ = {_vec(beta)}, s = {s}: smallest L found {val:.6g} (mpmath "
+              f"{mpmath.nstr(hp, 10)} +- {mpmath.nstr(err, 2)}) >= 1/4, {calls} evaluations")
+    if val < 0.25 or hp + err < quarter:
+        return Outcome(case.label, False, float(hp / quarter), Evidence.SEARCH, "COUNTEREXAMPLE: " + detail)
+    return Outcome(case.label, True if hp - err >= quarter else None, float((hp - err) / quarter),
+                   Evidence.SEARCH, detail)
+
+
+def _single(profile, constants, options) -> list[Case]:
+    return [Case("all d >= 2", {})]
+
+
+RESULT = Result(
+    id="prop2",
+    name="Proposition 2",
+    statement="for every fixed output beta~ some s has inf_alpha L_s(alpha, beta~) >= c1",
+    hypotheses="d >= 2; s = argmin beta~; beta~_s >= 1 gives 1/4 (text), the other case's c1 is measured",
+    constants=("prop2.c1",),
+    document="proofs/prop2.md",
+    checks=(
+        Check("prop2.negative_mass", "A.3", "P(y = -1) = 1/2", Evidence.SYMBOLIC, _single,
+              _judge_negative_mass),
+        Check("prop2.large_output", "A.3 case beta~_s >= 1",
+              "min beta~ >= 1 => f >= 0 on every word => L_s >= 1/4", Evidence.SYMBOLIC, _single,
+              _judge_large_output),
+        Check("prop2.large_output_search", "A.3 case beta~_s >= 1 (numeric)",
+              "inf_alpha L_s(alpha, beta~) >= 1/4 for random beta~ with min 1 (multi-start Adam)",
+              Evidence.SEARCH, _large_cases, _judge_large),
+        Check("prop2.floor", "Proposition 2 (measured c1)",
+              "inf_alpha L_s(alpha, beta~) >= c1 for s = argmin beta~ over searched beta~",
+              Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
+    ),
+)
