@@ -11,7 +11,7 @@ from typing import Mapping
 import mpmath
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
-from . import thm2
+from . import cor1_samples, thm2
 from .common import grid, ratio_outcome
 
 
@@ -27,13 +27,14 @@ def _judge_final(case: Case, constants: Constants) -> Outcome:
 
 RESULT = Result(
     id="cor1",
-    name="Corollary 1 (population schedule)",
+    name="Corollary 1",
     statement="eta3 = 1, T = ceil(72/eps), eta2 >= C d^2/eta1 ln(d/eps): L_s(alpha', beta'') <= eps",
-    hypotheses="d >= 3, eps in (0,1), eta1 <= sqrt(d); population gradients (sampling: later issue)",
-    constants=("cor1.C", "cor1.T_numerator", "thm2.eta1_scale"),
+    hypotheses="d >= 3, eps in (0,1), eta1 <= sqrt(d); population gradients, and sampled ones with N1 >= C d ln d, N3 >= C ln d/eps",
+    constants=("cor1.C", "cor1.T_numerator", "thm2.eta1_scale", "cor1.c", "cor1.repetitions"),
     document="proofs/cor1.md",
     checks=(
         Check("cor1.population", "Corollary 1", "L_s(alpha', beta'') <= eps with T = ceil(72/eps)",
               Evidence.NUMERIC, _cases, _judge_final, reconstructed=True),
+        *cor1_samples.CHECKS,
     ),
 )

@@ -1,0 +1,164 @@
+"""Finite-sample three-phase plan (verify.engine.sampling) and Corollary 1's sample checks."""
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+from verify.checks import Case, Profile
+from verify.constants import load, values
+from verify.engine import general, model, sampling
+from verify.engine.distribution import labels
+from verify.results import cor1_samples
+
+
+def constants(**overrides):
+    c = values(load())
+    c.update({k.replace("__", "."): Fraction(v) for k, v in overrides.items()})
+    return c
+
+
+def _plan(d=6, N1=30, N3=9, T=50, eta2=40.0, s=0):
+    return sampling.Plan(d, s, math.sqrt(d), eta2, 1.0, T, N1, N3)
+
+
+def test_training_is_reproducible_per_repetition():
+    plan = _plan()
+    a = sampling.train(plan, seed=7, R=6)
+    b = sampling.train(plan, seed=7, R=6)
+    for x, y in ((a.alpha, b.alpha), (a.beta1, b.beta1), (a.beta, b.beta)):
+        assert np.array_equal(x, y)
+    c = sampling.train(plan, seed=8, R=6)
+    assert not np.array_equal(a.alpha, c.alpha)
+    # repetition r's words do not depend on the batch it is drawn in
+    c1, c3 = sampling.draw_samples(plan.d, 7, 6, plan.N1, plan.N3, first=4, count=2)
+    full1, full3 = sampling.draw_samples(plan.d, 7, 6, plan.N1, plan.N3)
+    assert np.array_equal(c1, full1[4:]) and np.array_equal(c3, full3[4:])
+
+
+def test_prefix_property_common_random_numbers():
+    small, _ = sampling.draw_samples(5, 3, 4, 10, 2)
+    large, _ = sampling.draw_samples(5, 3, 4, 150, 2)
+    assert np.array_equal(small, large[:, :10])
+
+
+def test_batched_phases_match_the_model_gradient():
+    plan = _plan(d=5, N1=40, N3=12)
+    c1, c3 = sampling.draw_samples(plan.d, 11, 3, plan.N1, plan.N3)
+    beta1 = sampling.phase1(c1, plan.s, plan.eta1)
+    alpha = sampling.phase2(c1, plan.s, beta1, plan.eta2)
+    zero = np.zeros(plan.d)
+    for r in range(3):
+        y = labels(c1[r], plan.s)
+        _, _, gb = model.empirical_risk_and_grad(c1[r], y, zero, zero)
+        assert np.allclose(beta1[r], -plan.eta1 * gb, rtol=1e-13, atol=1e-15)
+        _, ga, _ = model.empirical_risk_and_grad(c1[r], y, zero, beta1[r])
+        assert np.allclose(alpha[r], -plan.eta2 * ga, rtol=1e-12, atol=1e-13)
+        assert abs(alpha[r].sum()) < 1e-9  # softmax shift invariance
+        # Phase 3: T explicit GD steps with the model's gradient
+        y3 = labels(c3[r], plan.s)
+        beta = beta1[r].copy()
+        for _ in range(plan.T):
+            beta -= plan.eta3 * model.empirical_risk_and_grad(c3[r], y3, alpha[r], beta)[2]
+        out = sampling.phase3(c3[r:r + 1], plan.s, alpha[r:r + 1], beta1[r:r + 1], plan.eta3, plan.T)
+        assert np.allclose(out[0], beta, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("N3", [3, 40])  # N3 < d (singular M) and N3 >= d
+def test_phase3_closed_form_matches_the_loop(N3):
+    d = 8
+    c1, c3 = sampling.draw_samples(d, 5, 4, 30, N3)
+    beta1 = sampling.phase1(c1, 0, math.sqrt(d))
+    alpha = sampling.phase2(c1, 0, beta1, 100.0)
+    for T in (0, 1, 7, 300):
+        a = sampling.phase3(c3, 0, alpha, beta1, 1.0, T)
+        b = sampling.phase3_loop(c3, 0, alpha, beta1, 1.0, T)
+        assert np.allclose(a, b, rtol=1e-9, atol=1e-10), T
+
+
+def test_sampled_phase1_gradient_is_unbiased():
+    """Mean over R repetitions of beta' against the population Phase 1 (engine and closed form):
+    the empirical gradient is a mean of i.i.d. per-word gradients, so beta' is unbiased."""
+    d, N1, R, eta1 = 5, 20, 1500, 1.0
+    c1, _ = sampling.draw_samples(d, 2024, R, N1, 1)
+    beta1 = sampling.phase1(c1, 0, eta1)
+    # population Phase 1, per coordinate, from the general engine at the origin (the symmetric
+    # engine's SymPy derivation is too slow for a unit test), against the closed forms
+    pop = -eta1 * general.evaluate_float(d, 0, np.zeros(d), np.zeros(d)).grad_beta
+    assert pop[0] == pytest.approx(2 * eta1 / d, rel=1e-10)
+    assert np.allclose(pop[1:], eta1 * (d - 2) / (d * (d - 1)), rtol=1e-10)
+    mean = beta1.mean(axis=0)
+    se = beta1.std(axis=0, ddof=1) / math.sqrt(R)
+    truth = pop
+    z = np.abs(mean - truth) / se
+    assert np.all(z < 4.5), (mean, truth, z)  # per coordinate; ~1e-5 false-alarm rate each
+
+
+def test_clopper_pearson_known_values():
+    lo, hi = sampling.clopper_pearson(0, 10)
+    assert lo == 0 and hi == pytest.approx(1 - 0.025 ** 0.1, abs=1e-9)
+    lo, hi = sampling.clopper_pearson(10, 10)
+    assert hi == 1 and lo == pytest.approx(0.025 ** 0.1, abs=1e-9)
+    lo, hi = sampling.clopper_pearson(5, 10)
+    assert lo == pytest.approx(0.187086, abs=1e-6) and hi == pytest.approx(0.812914, abs=1e-6)
+    lo, hi = sampling.clopper_pearson(3, 20)
+    lo2, hi2 = sampling.clopper_pearson(17, 20)
+    assert lo == pytest.approx(1 - hi2, abs=1e-10) and hi == pytest.approx(1 - lo2, abs=1e-10)
+    with mpmath.workdps(30):  # the defining equations at the ends
+        assert float(mpmath.betainc(4, 17, 0, hi, regularized=True)) == pytest.approx(0.975, abs=1e-9)
+
+
+def test_borderline_risk_is_reevaluated_at_high_precision():
+    plan = _plan(d=4, N1=20, N3=8)
+    tr = sampling.train(plan, 3, 1)
+    fast = sampling.population_risk(4, 0, tr.alpha[0], tr.beta[0])
+    assert fast.method == "float64"
+    slow = sampling.population_risk(4, 0, tr.alpha[0], tr.beta[0], threshold=fast.value * 1.05)
+    assert slow.method.startswith("mpmath")
+    assert slow.value == pytest.approx(fast.value, rel=1e-9, abs=1e-12)
+
+
+def test_samples_check_fails_with_too_few_samples():
+    check = {c.id: c for c in cor1_samples.CHECKS}["cor1.samples"]
+    case = Case("d=10, eps=0.1", {"d": 10, "eps": 0.1, "R": 50,
+                                  "seed": cor1_samples.seed_for(10, 0.1)})
+    assert check.judge(case, constants()).passed is True
+    assert check.judge(case, constants(cor1__C="1/1000")).passed is False
+
+
+def test_quick_profile_cases_and_scan_case():
+    cases = {c.id: c for c in cor1_samples.CHECKS}["cor1.samples"].cases(Profile.QUICK, constants(), {})
+    assert [c.params["d"] for c in cases] == [3, 10] and all(c.params["R"] == 50 for c in cases)
+    C, seen = cor1_samples.smallest_C(10, 0.5, constants(), 20, 1, grid=[1 / 64, 1, 16])
+    assert math.isfinite(C) and seen[C]["p"] >= cor1_samples.target(10, constants())
+
+
+def test_plot_writes_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    rows = [dict(axis=a, factor=f, scaled=f, d=5, eps=0.5, target=0.4, p=0.5, lo=0.3, hi=0.7)
+            for a in ("N1", "N3") for f in (0.5, 1.0)]
+    path = tmp_path / "picture.png"
+    cor1_samples.plot_sample_complexity(rows, path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plan_is_equivariant_under_relabelling_the_alphabet():
+    """Permuting the symbols (target s -> perm[s]) permutes what is learned and leaves the
+    population risk unchanged: the success probability does not depend on s."""
+    d, s = 6, 0
+    perm = np.array([4, 0, 5, 1, 3, 2])  # symbol i becomes perm[i]
+    c1, c3 = sampling.draw_samples(d, 9, 2, 30, 8)
+    p1, p3 = np.empty_like(c1), np.empty_like(c3)
+    p1[..., perm], p3[..., perm] = c1, c3
+    b1 = sampling.phase1(c1, s, 2.0)
+    a = sampling.phase2(c1, s, b1, 50.0)
+    b = sampling.phase3(c3, s, a, b1, 1.0, 40)
+    t = int(perm[s])
+    b1p = sampling.phase1(p1, t, 2.0)
+    ap = sampling.phase2(p1, t, b1p, 50.0)
+    bp = sampling.phase3(p3, t, ap, b1p, 1.0, 40)
+    assert np.allclose(b1p[:, perm], b1) and np.allclose(ap[:, perm], a) and np.allclose(bp[:, perm], b)
+    L = sampling.population_risk(d, s, a[0], b[0]).value
+    Lp = sampling.population_risk(d, t, ap[0], bp[0]).value
+    assert Lp == pytest.approx(L, rel=1e-10)
