@@ -16,7 +16,17 @@ def test_quick_profile_passes(capsys, tmp_path, monkeypatch):
     statuses = {row["check"]: row["status"] for row in data["checks"]}
     assert statuses["prop1.bound"] == "pass"
     assert statuses["thm2.beta1_range"] == "discrepancy"  # documented: d <= 4 at eta1 = sqrt(d)
-    assert "prop2" in data["not_checked_yet"]
     report = (tmp_path / "REPORT.md").read_text()
     assert "## Discrepancies" in report and "thm2.beta1_range" in report
-    assert "**Not checked yet.**" in report
+    assert data["not_checked_yet"] == []
+
+
+def test_a_result_without_checks_is_never_reported_as_passed():
+    from verify.checks import Profile, Result
+    from verify.constants import load
+    from verify.report import json_report, markdown
+
+    bare = Result("x", "Result X", "a claim", "none", ())
+    text = markdown([], [bare], load(), Profile.QUICK)
+    assert "**Not checked yet.**" in text and "some checks FAIL" not in text
+    assert '"not_checked_yet": [\n    "x"\n  ]' in json_report([], [bare], load(), Profile.QUICK)

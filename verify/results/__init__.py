@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 from ..checks import Result
-from . import cor1, lemma_symmetry, pending, prop1, prop2, thm1, thm2
+from . import cor1, lemma_low_attention, lemma_symmetry, prop1, prop2, prop3, prop4, thm1, thm2
 
 REGISTRY: tuple[Result, ...] = (
     prop1.RESULT,
     prop2.RESULT,
-    *pending.BEFORE_THM2,
+    prop3.RESULT,
+    prop4.RESULT,
+    lemma_low_attention.RESULT,
     thm1.RESULT,
     thm2.RESULT,
     cor1.RESULT,

@@ -1,0 +1,167 @@
+"""The low-attention lemma of A.5 (the first step of Proposition 4's proof).
+
+Statement (text): for any attention alpha^(1), ..., alpha^(H) in R^d there is a symbol s with
+sum_h E[(gamma_s^(h))^2] <= H/d.  Constant: ``lemma.low_attention_factor`` (the bound is
+factor * H/d; the text has factor 1).
+
+The per-symbol second moment E[gamma_s^2] does not depend on the target (it is a diagonal entry
+of E[gamma gamma^T]), so the lemma is a statement about d numbers per head:
+min_s sum_h E[(gamma_s^(h))^2] <= factor H/d.  The search maximises the left-hand side (the
+adversary wants every symbol to receive much squared attention) and the margin is
+(factor H/d) / max-found.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..engine import general
+from .prop3 import SEARCH_STEP, constant, fmt_vector, search
+
+DPS = 20
+GRID = {
+    Profile.QUICK: [(3, 1), (3, 2), (10, 1), (10, 2)],
+    Profile.DEFAULT: [(d, H) for d in (3, 5, 10, 20) for H in (1, 2, 3, 4)],
+    Profile.FULL: [(d, H) for d in (3, 4, 5, 6, 8, 10, 15, 20, 30, 50) for H in (1, 2, 3, 4)],
+}
+LOGIT_BOX = 20.0
+BUDGET = {Profile.QUICK: 60, Profile.DEFAULT: 800, Profile.FULL: 4000}
+
+
+def second_diagonal_float(d: int, alpha, h: float = SEARCH_STEP) -> np.ndarray:
+    """E[gamma_i^2], i = 1..d, in float64 (the diagonal of ``moments_float``'s second matrix)."""
+    a = np.asarray(alpha, dtype=np.float64)
+    g = general._float_grid(d, 0, a - a.max(), h)
+    Y, G1, G2 = g["tk"][1], g["G"][1], g["G"][2]
+    return h * (Y * Y * (G2 / (d * d))[:, None] + g["tk"][2] * (G1 / d)[:, None]).sum(axis=0)
+
+
+def head_sums_float(d: int, H: int, x: np.ndarray, h: float = SEARCH_STEP) -> np.ndarray:
+    """sum_h E[(gamma_s^(h))^2] for every s; ``x`` holds the H attention vectors (H*d)."""
+    rows = np.asarray(x, dtype=np.float64).reshape(H, d)
+    return sum(second_diagonal_float(d, r, h) for r in rows)
+
+
+def head_sums_mp(d: int, rows, dps: int = DPS) -> tuple:
+    """(values, errors) of sum_h E[(gamma_s^(h))^2] from the mpmath engine (diagonal pass)."""
+    vals, errs = [mpmath.mpf(0)] * d, [mpmath.mpf(0)] * d
+    with mpmath.workdps(dps + 10):
+        for r in rows:
+            m = general.moments(d, 0, [repr(float(a)) for a in r], dps, second="diagonal")
+            vals = [v + x for v, x in zip(vals, m.second_diagonal)]
+            errs = [e + x for e, x in zip(errs, m.errors["second_diagonal"])]
+    return vals, errs
+
+
+def structured(d: int, H: int) -> list[tuple[str, np.ndarray]]:
+    """Uniform heads; near one-hot heads (lexicographic ramps) rotated so each head favours other
+    symbols; one large logit per head on distinct symbols; heads on disjoint groups."""
+    out = [("all heads uniform", np.zeros(H * d))]
+    for step in (1.0, 4.0, 16.0):
+        rows = [np.roll(-step * np.arange(d, dtype=np.float64), (h * d) // H) for h in range(H)]
+        out.append((f"rotated lexicographic ramps step {step:g}", np.concatenate(rows)))
+    for L in (1.0, 3.0, 10.0):
+        rows = []
+        for h in range(H):
+            r = np.zeros(d)
+            r[h % d] = L
+            rows.append(r)
+        out.append((f"one logit +{L:g} per head", np.concatenate(rows)))
+        rows = []
+        for h in range(H):
+            r = np.zeros(d)
+            r[np.arange(d) % H == h] = L
+            rows.append(r)
+        out.append((f"head h raises symbols = h mod H by {L:g}", np.concatenate(rows)))
+    return out
+
+
+def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    grid = GRID[profile]
+    if options.get("d"):
+        grid = [(int(d), H) for d in options["d"] for H in (1, 2, 3, 4)]
+    return [Case(f"d={d}, H={H}, seed=0", {"d": d, "H": H, "seed": 0, "budget": BUDGET[profile]})
+            for d, H in grid if d >= 2]
+
+
+def lemma_search(d: int, H: int, seed: int, budget: int):
+    """The largest min_s sum_h E[(gamma_s^(h))^2] found (as a minimisation of its negative).
+
+    Logits are clipped to [-LOGIT_BOX, LOGIT_BOX]: with H = d rotated near-one-hot heads the
+    supremum H/d is approached as the logit spread grows (the gap falls like e^(-spread)), and
+    beyond a spread of ~50 the 20-digit enclosure could no longer separate the value from H/d.
+    """
+    res = search(lambda x: -head_sums_float(d, H, np.clip(x, -LOGIT_BOX, LOGIT_BOX)),
+                 structured(d, H), seed, budget, H * d, n_random=max(4, budget // 20), n_descents=3)
+    res.x = np.clip(res.x, -LOGIT_BOX, LOGIT_BOX)
+    return res
+
+
+def _judge_bound(case: Case, constants: Constants) -> Outcome:
+    d, H, seed, budget = (case.params[k] for k in ("d", "H", "seed", "budget"))
+    factor = constant(constants, "lemma.low_attention_factor")
+    res = lemma_search(d, H, seed, budget)
+    rows = res.x.reshape(H, d)
+    vals, errs = head_sums_mp(d, rows)
+    with mpmath.workdps(DPS + 10):
+        s = min(range(d), key=lambda i: vals[i])
+        low = min(v - e for v, e in zip(vals, errs))  # the min over s lies in [low, high]
+        high = vals[s] + errs[s]
+        bound = factor * H / mpmath.mpf(d)
+        passed = True if high <= bound else False if low > bound else None
+        margin = float(bound / vals[s])
+        ratio = float(vals[s] / (mpmath.mpf(H) / d))
+    fams = "; ".join(f"{k} {-v[0]:.5f} ({v[1]})" for k, v in res.by_family.items())
+    heads = " | ".join(fmt_vector(r, 3, 12) for r in rows)
+    detail = (f"largest min_s sum_h E[gamma_s^2] = {mpmath.nstr(vals[s], 8)} +- "
+              f"{mpmath.nstr(errs[s], 2)} ({DPS} digits; s={s}) = {ratio:.4f} H/d, vs "
+              f"{mpmath.nstr(factor, 4)} H/d = {mpmath.nstr(bound, 6)}; attention ({res.family}): "
+              f"{heads}; search: {res.evaluations} float evaluations, {res.starts} starts, seed "
+              f"{seed}; best per family: {fams}")
+    return Outcome(case.label, passed, margin, Evidence.SEARCH, detail)
+
+
+_g = sp.Symbol("gamma", nonnegative=True)
+
+
+def _judge_per_word(case: Case, constants: Constants) -> Outcome:
+    """gamma - gamma^2 = gamma (1 - gamma) >= 0 on [0, 1] (SymPy factors it; both factors are
+    >= 0 there), so on every word sum_s gamma_s^2 <= sum_s gamma_s = 1; taking expectations and
+    summing over heads, sum_s sum_h E[(gamma_s^(h))^2] <= H, and the smallest of d numbers is at
+    most their mean H/d.  The argument proves factor 1; a configured factor < 1 is not proved."""
+    factor = constant(constants, "lemma.low_attention_factor")
+    slack = sp.factor(_g - _g**2)
+    proved_word = sp.simplify(slack - _g * (1 - _g)) == 0
+    # on [0, 1]: both factors non-negative at the ends and linear in between
+    ends = all(bool(f.subs(_g, v) >= 0) for f in (_g, 1 - _g) for v in (0, 1))
+    mean = sp.Symbol("H", positive=True) / sp.Symbol("d", positive=True)
+    holds = bool(proved_word and ends and factor >= 1)
+    return Outcome(case.label, holds, None, Evidence.SYMBOLIC,
+                   f"gamma - gamma^2 = {sp.sstr(slack)} >= 0 on [0,1]; min_s <= mean = {sp.sstr(mean)}; "
+                   f"configured factor {mpmath.nstr(factor, 4)} (the proof gives 1)")
+
+
+def _symbolic_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    return [Case("all d >= 2, H >= 1, any attention", {})]
+
+
+RESULT = Result(
+    id="lemma-low-attention",
+    name="Lemma (A.5)",
+    statement="some s has sum_h E[(gamma_s^(h))^2] <= H/d",
+    hypotheses="any attention alpha^(1..H), d >= 2",
+    constants=("lemma.low_attention_factor",),
+    document="proofs/lemma-low-attention.md",
+    checks=(
+        Check("lemma-low-attention.per_word", "A.5 lemma (proof)",
+              "sum_s gamma_s^2 <= sum_s gamma_s = 1 on every word; min over s <= mean H/d",
+              Evidence.SYMBOLIC, _symbolic_cases, _judge_per_word),
+        Check("lemma-low-attention.bound", "A.5 lemma",
+              "max over searched attention of min_s sum_h E[(gamma_s^(h))^2] <= H/d",
+              Evidence.SEARCH, _cases, _judge_bound),
+    ),
+)

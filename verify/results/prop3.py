@@ -1,0 +1,347 @@
+"""Proposition 3 (training the output alone) and the uniform-attention values.
+
+Statement (reconstructed; the constant is lost): there is c2 > 0 such that for every d >= 3 and
+every fixed attention alpha some target s has inf_beta L_s(alpha, beta) >= c2.  For fixed alpha
+the loss is a convex quadratic in beta,
+
+    L_s(alpha, beta) = 1/2 beta' M beta - 2 beta' m_s + 1,   M = E[gamma gamma^T], m_s = E[gamma 1{y_s = +1}],
+
+so inf_beta L_s = 1 - 2 m_s' M^-1 m_s: one matrix M for all targets, one right-hand side per s.
+The *floor* of alpha is floor(alpha) = max_s inf_beta L_s(alpha, beta); the proposition says
+inf_alpha floor(alpha) >= c2.  Constant: ``prop3.c2``.
+
+d = 2 is excluded: every word has length 1 there (p = 1), gamma is one-hot and beta = 2 e_s fits
+every target exactly (floor 0 for every alpha).
+
+Searches (``prop3.floor``) run on the float64 path with all d targets at once
+(:func:`target_moments_float`), are seeded, and the worst attention found is re-evaluated with
+the mpmath engine (:func:`verify.engine.general.solve_output`, ``DPS`` digits) at the maximising
+target; the reported floor is the lower end of the engine's enclosure of that infimum (a floor
+at one target is a lower bound on the max over targets).
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import mpmath
+import numpy as np
+
+from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..engine import general
+
+DPS = 20
+SEARCH_STEP = 0.25  # float64 trapezoid step in ln t during searches (FLOAT_STEP = 0.125 to confirm)
+FD_STEP = 1e-5
+TAU = 0.01  # temperature of the smoothed max (log-sum-exp) in the adversarial descent
+
+D_GRID = {
+    Profile.QUICK: [3, 10],
+    Profile.DEFAULT: [3, 4, 5, 6, 8, 10, 15, 20, 30],
+    Profile.FULL: [*range(3, 21), 25, 30, 40, 50],
+}
+BUDGET = {Profile.QUICK: 100, Profile.DEFAULT: 1200, Profile.FULL: 6000}  # float floor evaluations
+UNIFORM_D = {
+    Profile.QUICK: [3],
+    Profile.DEFAULT: [3, 4, 5, 10, 20, 50, 100, 1000, 10**4, 10**5],
+    Profile.FULL: [3, 4, 5, 6, 8, 10, 20, 30, 50, 100, 300, 1000, 10**4, 10**5, 10**6],
+}
+GENERAL_MAX_D = 20  # the general (d x d) engine up to here, the four-scalar engine beyond
+
+
+def constant(constants: Constants, key: str) -> mpmath.mpf:
+    c = constants[key]
+    return mpmath.mpf(c.numerator) / c.denominator
+
+
+# ----------------------------------------------------------------- float64, all targets at once
+
+
+def target_moments_float(d: int, alpha, h: float = general.FLOAT_STEP) -> tuple:
+    """(M, P) in float64: M = E[gamma gamma^T] (target-free) and P[:, s] = E[gamma 1{C_s >= 1}].
+
+    The same trapezoid rule in u = ln t as :func:`verify.engine.general.moments_float` (its grid
+    is reused), with the positive-word slice formed for every target at once:
+    ``E[gamma_l 1{C_s >= 1}] = int tau_l x_l Delta_1^(s)/d du`` (l != s) with
+    ``Delta_1^(s) = G'(z) - G'(z - x_s/d)``, and ``E[gamma_s 1{C_s >= 1}] = E[gamma_s]``.
+    Tested against ``moments_float`` target by target.
+    """
+    a = np.asarray(alpha, dtype=np.float64)
+    if a.shape != (d,) or not np.all(np.isfinite(a)):
+        raise ValueError(f"alpha must be {d} finite numbers")
+    g = general._float_grid(d, 0, a - a.max(), h)
+    p, q = g["p"], g["q"]
+    Y, x, G1, G2 = g["tk"][1], g["x"], g["G"][1], g["G"][2]
+    small = np.sqrt(p / G1)  # 1 - q z  (G' = p / (1 - q z)^2)
+    M = (Y * (h * G2 / (d * d))[:, None]).T @ Y
+    M[np.diag_indices(d)] += h * (g["tk"][2] * (G1 / d)[:, None]).sum(axis=0)
+    mean = h * (Y * (G1 / d)[:, None]).sum(axis=0)
+    diff = q * x / d  # (1 - q z0^(s)) - (1 - q z), per target s
+    big = small[:, None] + diff
+    D1 = p * diff * (big + small[:, None]) / (big * small[:, None]) ** 2
+    P = h * Y.T @ (D1 / d)
+    P[np.diag_indices(d)] = mean
+    return M, P
+
+
+def floors_float(d: int, alpha, h: float = SEARCH_STEP) -> np.ndarray:
+    """inf_beta L_s(alpha, beta) = 1 - 2 m_s' M^-1 m_s for every target s (float64)."""
+    M, P = target_moments_float(d, alpha, h)
+    X = np.linalg.solve(M, P)
+    return 1.0 - 2.0 * (P * X).sum(axis=0)
+
+
+# ------------------------------------------------------------------------- generic search
+
+
+def smoothed_max(v: np.ndarray, tau: float) -> float:
+    top = float(v.max())
+    return top + tau * math.log(float(np.exp((v - top) / tau).sum()))
+
+
+@dataclass
+class Descent:
+    x: np.ndarray
+    value: float
+    evaluations: int
+
+
+def minimise_max(values: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, budget: int,
+                 tau: float = TAU, fd: float = FD_STEP) -> Descent:
+    """Minimise max_k values(x)_k: gradient descent on the log-sum-exp smoothing (temperature
+    tau) with forward-difference gradients and a backtracking step (doubling after success);
+    stops when the budget of ``values`` calls is spent or no step decreases the objective.
+    Returns the point with the smallest true max seen."""
+    x = np.array(x0, dtype=np.float64)
+    v = values(x)
+    used = 1
+    best = Descent(x.copy(), float(v.max()), 0)
+    lr = 1.0
+    n = x.size
+    while used + n + 1 <= budget:
+        f0 = smoothed_max(v, tau)
+        grad = np.empty(n)
+        for i in range(n):
+            e = x.copy()
+            e[i] += fd
+            grad[i] = (smoothed_max(values(e), tau) - f0) / fd
+        used += n
+        step, moved = lr, False
+        while step > 1e-7 and used < budget:
+            trial = x - step * grad
+            vt = values(trial)
+            used += 1
+            if smoothed_max(vt, tau) < f0:
+                x, v, lr, moved = trial, vt, 2 * step, True
+                break
+            step /= 2
+        if float(v.max()) < best.value:
+            best = Descent(x.copy(), float(v.max()), 0)
+        if not moved:
+            break
+    best.evaluations = used
+    return best
+
+
+def structured_attentions(d: int) -> list[tuple[str, np.ndarray]]:
+    """alpha = 0, one large/small logit, two large logits, the top half raised, sorted ramps."""
+    out = [("uniform", np.zeros(d))]
+    for L in (0.3, 1.0, 3.0, 10.0, 30.0):
+        e = np.zeros(d)
+        e[0] = L
+        out.append((f"one logit +{L:g}", e))
+        out.append((f"one logit -{L:g}", -e))
+        e2 = np.zeros(d)
+        e2[:2] = L
+        out.append((f"two logits +{L:g}", e2))
+        half = np.zeros(d)
+        half[: d // 2] = L
+        out.append((f"top half +{L:g}", half))
+        out.append((f"linear ramp 0..{L:g}", L * np.arange(d) / (d - 1)))
+    for r in (0.5, 2.0, 8.0):
+        out.append((f"lexicographic ramp step {r:g}", r * np.arange(d, dtype=np.float64)))
+    return out
+
+
+def random_attentions(d: int, rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray]]:
+    scales = (0.1, 0.3, 1.0, 3.0, 10.0)
+    return [(f"random N(0,{scales[k % len(scales)]:g}^2)", rng.normal(size=d) * scales[k % len(scales)])
+            for k in range(n)]
+
+
+@dataclass
+class SearchResult:
+    value: float  # the smallest floor found (float64)
+    x: np.ndarray  # where
+    family: str
+    evaluations: int
+    starts: int
+    by_family: dict = field(default_factory=dict)
+
+
+def search(values: Callable[[np.ndarray], np.ndarray], candidates: list, seed: int, budget: int,
+           dim: int, n_random: int, n_descents: int) -> SearchResult:
+    """min over x of max_k values(x)_k: the candidates (structured), ``n_random`` random draws,
+    then ``n_descents`` smoothed descents (from the best point so far, a small random
+    perturbation of 0 and random points) sharing the remaining budget."""
+    rng = np.random.default_rng(seed)
+    best = None
+    by_family: dict = {}
+    used = 0
+
+    def consider(name: str, family: str, x: np.ndarray, value: float):
+        nonlocal best
+        if family not in by_family or value < by_family[family][0]:
+            by_family[family] = (value, name)
+        if best is None or value < best.value:
+            best = SearchResult(value, x.copy(), name, 0, 0)
+
+    for name, x in candidates:
+        consider(name, "structured", x, float(values(x).max()))
+        used += 1
+    for name, x in random_attentions(dim, rng, n_random):
+        consider(name, "random", x, float(values(x).max()))
+        used += 1
+    starts = len(candidates) + n_random
+    remaining = max(budget - used, 0)
+    n_descents = min(n_descents, remaining // (dim + 3))  # each needs a gradient and a step
+    for k in range(n_descents):
+        share = remaining // (n_descents - k)
+        if k == 0:
+            x0 = best.x
+        elif k == 1:
+            x0 = 0.05 * rng.normal(size=dim)
+        else:
+            x0 = rng.normal(size=dim) * rng.choice([0.3, 1.0, 3.0])
+        res = minimise_max(values, x0, share)
+        remaining -= res.evaluations
+        used += res.evaluations
+        starts += 1
+        consider(f"descent {k} from {'best' if k == 0 else 'near 0' if k == 1 else 'random'}",
+                 "adversarial", res.x, res.value)
+    best.evaluations, best.starts, best.by_family = used, starts, by_family
+    return best
+
+
+def floor_search(d: int, seed: int, budget: int) -> SearchResult:
+    """The smallest floor max_s inf_beta L_s(alpha, .) found over alpha in R^d (float64)."""
+    n_random = max(4, budget // 20)
+    return search(lambda a: floors_float(d, a), structured_attentions(d), seed, budget, d,
+                  n_random, n_descents=3)
+
+
+# -------------------------------------------------------------------- high-precision values
+
+
+def floor_at(d: int, s: int, alpha, dps: int = DPS) -> tuple:
+    """(value, lower, upper) of inf_beta L_s(alpha, beta) from the mpmath engine: the loss at the
+    computed minimiser and the engine's enclosure of the infimum (memoised)."""
+    return _floor_at(d, s, tuple(repr(float(a)) for a in alpha), dps)
+
+
+@lru_cache(maxsize=64)
+def _floor_at(d: int, s: int, alpha: tuple, dps: int) -> tuple:
+    opt = general.solve_output(d, s, list(alpha), dps)
+    with mpmath.workdps(dps + 10):
+        lower = opt.loss - opt.loss_error - opt.beta_error**2 / 2
+        upper = opt.loss + opt.loss_error
+    return opt.loss, lower, upper
+
+
+def uniform_floor(d: int, dps: int = DPS) -> tuple:
+    """(value, error, route) of inf_beta L_s(0, beta) (the same for every s at alpha = 0).
+
+    d <= GENERAL_MAX_D: the general engine; beyond, the four-scalar engine on the symmetric
+    subspace (the minimiser is background-symmetric: the loss is convex and invariant under
+    permutations of the background symbols, so averaging a minimiser over them is one)."""
+    if d <= GENERAL_MAX_D:
+        value, lower, upper = floor_at(d, 0, [0.0] * d, dps)
+        return value, max(value - lower, upper - value), "general engine"
+    from ..engine.symmetric import attention_state, evaluate_at, output_gradient_system
+
+    state = attention_state(d, mpmath.mpf(0), dps)
+    A, c = output_gradient_system(state)
+    with mpmath.workdps(dps + 10):
+        b = mpmath.lu_solve(A, c)
+    ev = evaluate_at(state, b[0], b[1])
+    return ev.loss, ev.error["loss"], "four-scalar engine"
+
+
+def lower_outcome(case: Case, value, lower, upper, bound, evidence: Evidence, detail: str) -> Outcome:
+    """Judge ``value >= bound`` given an enclosure [lower, upper]: pass if lower >= bound, fail if
+    upper < bound, undecided otherwise.  Margin = value / bound (> 1 holds)."""
+    with mpmath.workdps(30):
+        value, lower, upper, bound = (mpmath.mpf(x) for x in (value, lower, upper, bound))
+        passed = True if lower >= bound else False if upper < bound else None
+        margin = float(value / bound) if bound > 0 else float("inf")
+    return Outcome(case.label, passed, margin, evidence, detail)
+
+
+def fmt_vector(x, digits: int = 4, limit: int = 60) -> str:
+    vals = np.asarray(x, dtype=np.float64)
+    vals = vals - vals.max()
+    text = ", ".join(f"{v:.{digits}g}" for v in vals[:limit])
+    return "[" + text + (", ..." if vals.size > limit else "") + "]"
+
+
+# ----------------------------------------------------------------------------------- checks
+
+
+def _floor_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    ds = options.get("d") or D_GRID[profile]
+    return [Case(f"d={int(d)}, seed=0", {"d": int(d), "seed": 0, "budget": BUDGET[profile]})
+            for d in ds if int(d) >= 3]
+
+
+def _judge_floor(case: Case, constants: Constants) -> Outcome:
+    d, seed, budget = case.params["d"], case.params["seed"], case.params["budget"]
+    c2 = constant(constants, "prop3.c2")
+    res = floor_search(d, seed, budget)
+    v = floors_float(d, res.x, general.FLOAT_STEP)
+    s = int(np.argmax(v))
+    value, lower, upper = floor_at(d, s, res.x)
+    fams = "; ".join(f"{k} {v[0]:.5f} ({v[1]})" for k, v in res.by_family.items())
+    detail = (f"smallest floor {mpmath.nstr(value, 8)} (enclosure [{mpmath.nstr(lower, 8)}, "
+              f"{mpmath.nstr(upper, 8)}], {DPS} digits; float {float(v[s]):.8f}) at s={s}, "
+              f"alpha-max(alpha)={fmt_vector(res.x)} ({res.family}); vs c2 = {mpmath.nstr(c2, 6)}; "
+              f"search: {res.evaluations} float floor evaluations (all d targets each), "
+              f"{res.starts} starts, seed {seed}; best per family: {fams}")
+    return lower_outcome(case, value, lower, upper, c2, Evidence.SEARCH, detail)
+
+
+def _uniform_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    ds = options.get("d") or UNIFORM_D[profile]
+    return [Case(f"d={int(d)}", {"d": int(d)}) for d in ds if int(d) >= 3]
+
+
+def _judge_uniform(case: Case, constants: Constants) -> Outcome:
+    d = case.params["d"]
+    c2 = constant(constants, "prop3.c2")
+    value, err, route = uniform_floor(d)
+    extra = ""
+    if d <= GENERAL_MAX_D:
+        fl = float(floors_float(d, np.zeros(d), general.FLOAT_STEP).max())
+        extra = f"; float64 path {fl:.12f} (difference {abs(fl - float(value)):.1e})"
+    detail = (f"inf_beta L_s(0, beta) = {mpmath.nstr(value, 12)} +- {mpmath.nstr(err, 2)} "
+              f"({route}, {DPS} digits){extra}; vs c2 = {mpmath.nstr(c2, 6)}")
+    return lower_outcome(case, value, value - err, value + err, c2, Evidence.NUMERIC, detail)
+
+
+RESULT = Result(
+    id="prop3",
+    name="Proposition 3",
+    statement="for every fixed attention alpha some s has inf_beta L_s(alpha, beta) >= c2",
+    hypotheses="d >= 3 (d = 2 is learnable by the output alone); constant c2 lost, measured here",
+    constants=("prop3.c2",),
+    document="proofs/prop3.md",
+    checks=(
+        Check("prop3.uniform", "Proposition 3 (alpha = 0)",
+              "max_s inf_beta L_s(0, beta) >= c2 (values for d = 3 .. 10^6)",
+              Evidence.NUMERIC, _uniform_cases, _judge_uniform, reconstructed=True),
+        Check("prop3.floor", "Proposition 3",
+              "min over searched alpha of max_s inf_beta L_s(alpha, beta) >= c2",
+              Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
+    ),
+)
