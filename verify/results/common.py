@@ -1,7 +1,7 @@
 """Helpers shared by the result modules: case grids and margins (no mathematics of the paper)."""
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import mpmath
 
@@ -41,6 +41,20 @@ def ratio_outcome(case: Case, value, bound, error, evidence: Evidence = Evidence
             passed = None
     text = detail or f"value {mpmath.nstr(value, 6)} vs bound {mpmath.nstr(bound, 6)}"
     return Outcome(case.label, passed, margin, evidence, text)
+
+
+def smallest_passing(ok: Callable[[mpmath.mpf], bool], lo, hi, steps: int,
+                     geometric: bool = False) -> mpmath.mpf:
+    """Bisection for the threshold of a monotone predicate: ``ok(hi)`` holds and ``ok(lo)`` does
+    not; returns an ``hi`` that passes, ``steps`` halvings (in log scale if ``geometric``) above
+    the threshold."""
+    for _ in range(steps):
+        mid = mpmath.sqrt(lo * hi) if geometric else (lo + hi) / 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def difference_outcome(case: Case, slack, evidence: Evidence, detail: str) -> Outcome:

@@ -13,7 +13,7 @@ import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine.symmetric import SymmetricPoint, evaluate
-from .common import difference_outcome, grid, log_grid, ratio_outcome
+from .common import grid, log_grid, ratio_outcome, smallest_passing
 
 DPS = 20
 D_GRID = {
@@ -67,13 +67,7 @@ def smallest_gap(d: int, eps: float, hi) -> mpmath.mpf:
         return lo
     while loss_at_gap(d, hi)[0] > eps:  # the loss tends to 0 as the gap grows: widen until hi works
         lo, hi = hi, 2 * hi
-    for _ in range(14):
-        mid = (lo + hi) / 2
-        if loss_at_gap(d, mid)[0] <= eps:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return smallest_passing(lambda gap: loss_at_gap(d, gap)[0] <= eps, lo, hi, 14)
 
 
 def _judge_tightness(case: Case, constants: Constants) -> Outcome:

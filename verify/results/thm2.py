@@ -15,7 +15,7 @@ import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine.plans import ThreePhase, three_phase
-from .common import grid, log_grid, ratio_outcome
+from .common import grid, log_grid, ratio_outcome, smallest_passing
 
 DPS = 30
 D_GRID = {
@@ -179,13 +179,8 @@ def smallest_eta2(d: int, eps: float, constants: Constants, steps: int = 12) -> 
     lo = hi / mpmath.mpf(10) ** 6
     if loss_with_eta2(d, eps, hi, constants) > eps:
         return mpmath.inf
-    for _ in range(steps):
-        mid = mpmath.sqrt(lo * hi)
-        if loss_with_eta2(d, eps, mid, constants) <= eps:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return smallest_passing(lambda eta2: loss_with_eta2(d, eps, eta2, constants) <= eps,
+                            lo, hi, steps, geometric=True)
 
 
 def _judge_tight_eta2(case: Case, constants: Constants) -> Outcome:
