@@ -35,6 +35,8 @@ def test_eval_json_matches_enumeration(capsys):
     (["eval", "--d", "3", "--dps", "3"], "dps must be"),
     (["plan", "three-phase", "--d", "5", "--eps", "1.5"], "eps must be in (0, 1)"),
     (["plan", "three-phase", "--d", "5", "--eps", "0"], "eps must be in (0, 1)"),
+    (["plan", "three-phase", "--d", "5", "--eps", "0.1", "--T", "-3"], "T must be an integer >= 0"),
+    (["check", "prop1.bound", "--workers", "x"], "invalid int value"),
     (["check", "prop1", "--d", "1"], "d must be integers >= 2"),
     (["check", "nonsense"], "unknown result or check"),
     (["check", "prop1.bound", "--set", "nope=1"], "unknown constant"),

@@ -126,6 +126,16 @@ def d_range(text: str) -> list[int]:
     return out
 
 
+def steps(text: str) -> int:
+    try:
+        T = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"T must be an integer >= 0, got {text!r}") from None
+    if T < 0:
+        raise argparse.ArgumentTypeError(f"T must be an integer >= 0, got {T}")
+    return T
+
+
 def eps_list(text: str) -> list[float]:
     return [unit_interval(part) for part in text.split(",")]
 
@@ -264,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--eps", type=unit_interval, required=True)
     for name in ("eta1", "eta2", "eta3"):
         pl.add_argument(f"--{name}", type=number, help=f"{name} (default: the theorem's schedule)")
-    pl.add_argument("--T", type=int, help="Phase-3 steps (default: ceil(4d ln(16d/eps)))")
+    pl.add_argument("--T", type=steps, help="Phase-3 steps (default: ceil(4d ln(16d/eps)))")
     pl.add_argument("--dps", type=precision, default=30)
     pl.add_argument("--constants", metavar="FILE")
     pl.add_argument("--set", action="append", metavar="KEY=VALUE")
@@ -278,7 +288,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return args.handler(args, console)
-    except UsageError as exc:
+    except (UsageError, ValueError) as exc:  # the engine's input validation raises ValueError
         print(f"verify: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
