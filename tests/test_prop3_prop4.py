@@ -52,7 +52,7 @@ def test_all_target_moments_match_the_engine():
     rng = np.random.default_rng(3)
     d = 5
     alpha = rng.normal(size=d) * 2
-    M, P = prop3.target_moments_float(d, alpha)
+    M, P = general.target_moments_float(d, alpha)
     for s in range(d):
         m = general.moments_float(d, s, alpha)
         assert np.allclose(m.second, M, rtol=1e-12, atol=1e-15)
@@ -93,7 +93,7 @@ def test_lemma_uniform_value_closed_form():
         p = mpmath.mpf(1) / (d - 1)
         closed = 1 / mpmath.mpf(d) ** 2 + (d - 1) / mpmath.mpf(d) ** 2 * (-(p / (1 - p)) * mpmath.log(p))
         assert abs(vals[0] - closed) < 1e-18 and errs[0] < 1e-18
-    assert abs(lemma.second_diagonal_float(d, np.zeros(d), general.FLOAT_STEP)[0] - float(closed)) < 1e-12
+    assert abs(general.second_diagonal_float(d, np.zeros(d), general.FLOAT_STEP)[0] - float(closed)) < 1e-12
 
 
 def test_lemma_mutation_fails_at_uniform_attention():
@@ -149,7 +149,7 @@ def test_trust_region_kkt(singular):
 def test_trust_region_large_ball_is_the_linear_solve():
     d = 5
     alpha = np.array([0.3, -1.0, 2.0, 0.0, 0.5])
-    M, P = prop3.target_moments_float(d, alpha)
+    M, P = general.target_moments_float(d, alpha)
     B, mu, vals = prop4.trust_region(M, 2 * P, 1e6)
     assert np.all(mu == 0)
     assert np.allclose(B, np.linalg.solve(M, 2 * P), rtol=1e-9)
@@ -159,7 +159,7 @@ def test_trust_region_large_ball_is_the_linear_solve():
 def test_trust_region_mpmath_agrees():
     d, R = 4, 4 ** 0.25
     alpha = [0.5, 0.0, -1.0, 2.0]
-    M, P = prop3.target_moments_float(d, np.array(alpha))
+    M, P = general.target_moments_float(d, np.array(alpha))
     _, _, vals = prop4.trust_region(M, 2 * P, R)
     value, err = prop4.confirm_single_head_mp(d, 1, alpha, R)
     assert abs(float(value) - (1 + vals[1])) < 1e-11 and err < 1e-15
@@ -170,7 +170,7 @@ def test_prop4_heads_system_is_consistent():
     d = 4
     a = np.array([0.4, -0.2, 1.0, 0.0])
     Q, P = prop4.head_system(d, 2, np.concatenate([a, a]), prop4.CONFIRM_STEPS)
-    M, P1 = prop3.target_moments_float(d, a)
+    M, P1 = general.target_moments_float(d, a)
     for blk in (Q[:d, :d], Q[:d, d:], Q[d:, d:]):
         assert np.allclose(blk, M, atol=1e-9)
     assert np.allclose(P[:d], P1) and np.allclose(P[d:], P1)

@@ -875,11 +875,15 @@ FLOAT_STEP = 0.125
 
 def _float_setup(d: int, s: int, alpha, h: float):
     a = _float_vector(alpha, d, "alpha")
-    return _float_grid(d, s, a - a.max(), h)
+    return float_grid(d, s, a - a.max(), h)
 
 
-def _float_grid(d: int, s: int, a: np.ndarray, h: float) -> dict:
-    """Nodes and per-node quantities for log-weights ``a = alpha - max alpha`` (<= 0).
+def float_grid(d: int, s: int, a: np.ndarray, h: float) -> dict:
+    """Nodes and per-node quantities of the trapezoid rule in u = ln t for log-weights
+    ``a = alpha - max alpha`` (<= 0) and target ``s``: keys ``u`` (nodes), ``h`` (step),
+    ``x[:, l] = exp(-tau_l)``, ``tk[k][:, l] = tau_l^k x_l`` (k = 1, 2, 3), ``G[j]`` and ``G0[j]``
+    (the j-th derivative of the length pgf at z and at z - x_s/d), ``D[j]`` (their difference,
+    formed without cancellation), and ``p``, ``q``, ``d``, ``s``.
 
     ``tk[k] = tau^k x`` (k = 1, 2, 3) are formed as ``exp(k ln tau - tau)``: no overflow where
     ``tau`` is huge and ``x`` is 0.
@@ -906,6 +910,41 @@ def _float_grid(d: int, s: int, a: np.ndarray, h: float) -> dict:
     D = [None] + [k[j] * diff * sum(big**i * small ** (j - i) for i in range(j + 1))
                   / (big * small) ** (j + 1) for j in range(1, 4)]
     return dict(d=d, s=s, p=p, q=q, h=h, u=u, x=x, tk=tk, G=G, G0=G0, D=D)
+
+
+def target_moments_float(d: int, alpha, h: float = FLOAT_STEP) -> tuple:
+    """(M, P) in float64: M = E[gamma gamma^T] (target-free) and P[:, s] = E[gamma 1{C_s >= 1}].
+
+    The same trapezoid rule in u = ln t as :func:`moments_float` (its grid
+    is reused), with the positive-word slice formed for every target at once:
+    ``E[gamma_l 1{C_s >= 1}] = int tau_l x_l Delta_1^(s)/d du`` (l != s) with
+    ``Delta_1^(s) = G'(z) - G'(z - x_s/d)``, and ``E[gamma_s 1{C_s >= 1}] = E[gamma_s]``.
+    Tested against ``moments_float`` target by target.
+    """
+    a = np.asarray(alpha, dtype=np.float64)
+    if a.shape != (d,) or not np.all(np.isfinite(a)):
+        raise ValueError(f"alpha must be {d} finite numbers")
+    g = float_grid(d, 0, a - a.max(), h)
+    p, q = g["p"], g["q"]
+    Y, x, G1, G2 = g["tk"][1], g["x"], g["G"][1], g["G"][2]
+    small = np.sqrt(p / G1)  # 1 - q z  (G' = p / (1 - q z)^2)
+    M = (Y * (h * G2 / (d * d))[:, None]).T @ Y
+    M[np.diag_indices(d)] += h * (g["tk"][2] * (G1 / d)[:, None]).sum(axis=0)
+    mean = h * (Y * (G1 / d)[:, None]).sum(axis=0)
+    diff = q * x / d  # (1 - q z0^(s)) - (1 - q z), per target s
+    big = small[:, None] + diff
+    D1 = p * diff * (big + small[:, None]) / (big * small[:, None]) ** 2
+    P = h * Y.T @ (D1 / d)
+    P[np.diag_indices(d)] = mean
+    return M, P
+
+
+def second_diagonal_float(d: int, alpha, h: float = FLOAT_STEP) -> np.ndarray:
+    """E[gamma_i^2], i = 1..d, in float64 (the diagonal of ``moments_float``'s second matrix)."""
+    a = np.asarray(alpha, dtype=np.float64)
+    g = float_grid(d, 0, a - a.max(), h)
+    Y, G1, G2 = g["tk"][1], g["G"][1], g["G"][2]
+    return h * (Y * Y * (G2 / (d * d))[:, None] + g["tk"][2] * (G1 / d)[:, None]).sum(axis=0)
 
 
 def _float_rounding_rel(g: dict) -> float:

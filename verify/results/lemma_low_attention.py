@@ -32,18 +32,10 @@ LOGIT_BOX = 20.0
 BUDGET = {Profile.QUICK: 60, Profile.DEFAULT: 800, Profile.FULL: 4000}
 
 
-def second_diagonal_float(d: int, alpha, h: float = SEARCH_STEP) -> np.ndarray:
-    """E[gamma_i^2], i = 1..d, in float64 (the diagonal of ``moments_float``'s second matrix)."""
-    a = np.asarray(alpha, dtype=np.float64)
-    g = general._float_grid(d, 0, a - a.max(), h)
-    Y, G1, G2 = g["tk"][1], g["G"][1], g["G"][2]
-    return h * (Y * Y * (G2 / (d * d))[:, None] + g["tk"][2] * (G1 / d)[:, None]).sum(axis=0)
-
-
 def head_sums_float(d: int, H: int, x: np.ndarray, h: float = SEARCH_STEP) -> np.ndarray:
     """sum_h E[(gamma_s^(h))^2] for every s; ``x`` holds the H attention vectors (H*d)."""
     rows = np.asarray(x, dtype=np.float64).reshape(H, d)
-    return sum(second_diagonal_float(d, r, h) for r in rows)
+    return sum(general.second_diagonal_float(d, r, h) for r in rows)
 
 
 def head_sums_mp(d: int, rows, dps: int = DPS) -> tuple:

@@ -14,8 +14,8 @@ d = 2 is excluded: every word has length 1 there (p = 1), gamma is one-hot and b
 every target exactly (floor 0 for every alpha).
 
 Searches (``prop3.floor``) run on the float64 path with all d targets at once
-(:func:`target_moments_float`), are seeded, and the worst attention found is re-evaluated with
-the mpmath engine (:func:`verify.engine.general.solve_output`, ``DPS`` digits) at the maximising
+(:func:`verify.engine.general.target_moments_float`), are seeded, and the worst attention found
+is re-evaluated with the mpmath engine (:func:`verify.engine.general.solve_output`, ``DPS`` digits) at the maximising
 target; the reported floor is the lower end of the engine's enclosure of that infimum (a floor
 at one target is a lower bound on the max over targets).
 """
@@ -59,36 +59,9 @@ def constant(constants: Constants, key: str) -> mpmath.mpf:
 # ----------------------------------------------------------------- float64, all targets at once
 
 
-def target_moments_float(d: int, alpha, h: float = general.FLOAT_STEP) -> tuple:
-    """(M, P) in float64: M = E[gamma gamma^T] (target-free) and P[:, s] = E[gamma 1{C_s >= 1}].
-
-    The same trapezoid rule in u = ln t as :func:`verify.engine.general.moments_float` (its grid
-    is reused), with the positive-word slice formed for every target at once:
-    ``E[gamma_l 1{C_s >= 1}] = int tau_l x_l Delta_1^(s)/d du`` (l != s) with
-    ``Delta_1^(s) = G'(z) - G'(z - x_s/d)``, and ``E[gamma_s 1{C_s >= 1}] = E[gamma_s]``.
-    Tested against ``moments_float`` target by target.
-    """
-    a = np.asarray(alpha, dtype=np.float64)
-    if a.shape != (d,) or not np.all(np.isfinite(a)):
-        raise ValueError(f"alpha must be {d} finite numbers")
-    g = general._float_grid(d, 0, a - a.max(), h)
-    p, q = g["p"], g["q"]
-    Y, x, G1, G2 = g["tk"][1], g["x"], g["G"][1], g["G"][2]
-    small = np.sqrt(p / G1)  # 1 - q z  (G' = p / (1 - q z)^2)
-    M = (Y * (h * G2 / (d * d))[:, None]).T @ Y
-    M[np.diag_indices(d)] += h * (g["tk"][2] * (G1 / d)[:, None]).sum(axis=0)
-    mean = h * (Y * (G1 / d)[:, None]).sum(axis=0)
-    diff = q * x / d  # (1 - q z0^(s)) - (1 - q z), per target s
-    big = small[:, None] + diff
-    D1 = p * diff * (big + small[:, None]) / (big * small[:, None]) ** 2
-    P = h * Y.T @ (D1 / d)
-    P[np.diag_indices(d)] = mean
-    return M, P
-
-
 def floors_float(d: int, alpha, h: float = SEARCH_STEP) -> np.ndarray:
     """inf_beta L_s(alpha, beta) = 1 - 2 m_s' M^-1 m_s for every target s (float64)."""
-    M, P = target_moments_float(d, alpha, h)
+    M, P = general.target_moments_float(d, alpha, h)
     X = np.linalg.solve(M, P)
     return 1.0 - 2.0 * (P * X).sum(axis=0)
 

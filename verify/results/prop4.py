@@ -33,7 +33,7 @@ import numpy as np
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine import general
-from .prop3 import constant, fmt_vector, lower_outcome, search, target_moments_float
+from .prop3 import constant, fmt_vector, lower_outcome, search
 
 DPS = 20
 SEARCH_STEPS = (0.25, 1.0)  # (h in ln t, h in theta) during searches
@@ -117,19 +117,19 @@ def head_system(d: int, H: int, x, steps=SEARCH_STEPS, with_errors: bool = False
     """(Q, P[, eQ, eP]) in float64: Q = E[Gamma Gamma^T] ((Hd) x (Hd)), P[:, s] = m_s."""
     rows = np.asarray(x, dtype=np.float64).reshape(H, d)
     h, ht = steps
-    P = np.vstack([target_moments_float(d, r, h)[1] for r in rows])
+    P = np.vstack([general.target_moments_float(d, r, h)[1] for r in rows])
     if H == 1:
-        Q, _ = target_moments_float(d, rows[0], h)
+        Q, _ = general.target_moments_float(d, rows[0], h)
         eQ = None
         if with_errors:
-            Q2, _ = target_moments_float(d, rows[0], 2 * h)
+            Q2, _ = general.target_moments_float(d, rows[0], 2 * h)
             eQ = np.abs(Q - Q2)
     else:
         Q, _, err = general.head_moments_float(d, 0, rows, h, ht)
         eQ = err["second"]
     if not with_errors:
         return Q, P
-    P2 = np.vstack([target_moments_float(d, r, 2 * h)[1] for r in rows])
+    P2 = np.vstack([general.target_moments_float(d, r, 2 * h)[1] for r in rows])
     return Q, P, eQ, np.abs(P - P2)
 
 
