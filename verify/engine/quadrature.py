@@ -82,6 +82,14 @@ class _Interval:
                 for i in range(len(self.levels[-1]))]
 
 
+def _references(values: Sequence) -> list:
+    """The size each component's tail is measured against: its own value, or for a component
+    that is exactly 0 on every node so far (its bound is loose: a relative test could never
+    pass) the largest value of the family, or 1 when every component is 0."""
+    top = max((abs(v) for v in values), default=mpmath.mpf(0)) or mpmath.mpf(1)
+    return [abs(v) if v != 0 else top for v in values]
+
+
 def integrate(
     f: Callable[[mpmath.mpf], Vector],
     points: Sequence,
@@ -99,8 +107,9 @@ def integrate(
     at ``a + (b - a)(1 + x)/2`` and loses ``log10(b/a)`` digits there).
 
     Beyond the last point the range is extended by doubling until ``tail_bound(T)``, a proven
-    bound on ``int_T^inf |f_i|`` for each component, is below ``rel_tol`` times the value; that
-    bound is added to the reported error.  Works at the current ``mpmath.mp`` precision;
+    bound on ``int_T^inf |f_i|`` for each component, is below ``rel_tol`` times the value (for a
+    component whose computed value is exactly 0, times the largest value of the family: see
+    :func:`_references`); that bound is added to the reported error.  Works at the current ``mpmath.mp`` precision;
     ``rel_tol`` defaults to ``2^-prec``.
     """
     if points[0] != 0 or not all(a < b for a, b in zip(points[:-1], points[1:])):
@@ -129,7 +138,7 @@ def integrate(
                 iv.refine(rule, prec, size)
         values = [sum(iv.levels[-1][i] for iv in intervals) for i in range(size)]
         tail = tail_bound(end)
-        if all(t <= eps * abs(v) for t, v in zip(tail, values)):
+        if all(t <= eps * r for t, r in zip(tail, _references(values))):
             break
         pieces = [(mpmath.log(end), mpmath.log(2 * end), True)]
         end = 2 * end

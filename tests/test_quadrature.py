@@ -1,0 +1,42 @@
+"""The vector tanh-sinh rule on integrals with known values, and its tail stopping rule."""
+import mpmath
+
+from verify.engine.quadrature import integrate
+
+
+def _exp_family(t):
+    """(e^-t, t e^-t, 0): integrals 1, 1, 0 over [0, inf)."""
+    x = mpmath.exp(-t)
+    return [x, t * x, mpmath.mpf(0)]
+
+
+def _exp_tail(T):
+    """Proven: int_T^inf e^-t = e^-T, int_T^inf t e^-t = (T + 1) e^-T; the bound for the zero
+    component is deliberately loose (the same as the first), as engine bounds can be."""
+    x = mpmath.exp(-T)
+    return [x, (T + 1) * x, x]
+
+
+def test_known_integrals_and_error_cover_the_truth():
+    with mpmath.workdps(30):
+        res = integrate(_exp_family, [0, 1, 8], 3, _exp_tail)
+        for value, error, truth in zip(res.values, res.errors, (1, 1, 0)):
+            assert abs(value - truth) <= error + mpmath.mpf(10) ** -28
+        assert res.max_relative_error < mpmath.mpf(10) ** -25
+
+
+def test_zero_component_with_loose_tail_bound_stops():
+    """A component that is exactly 0 cannot meet a relative tail test: it is measured against the
+    largest value of the family, so the range stops growing (it used to double up to its cap)."""
+    with mpmath.workdps(20):
+        res = integrate(_exp_family, [0, 1, 8], 3, _exp_tail)
+        assert res.values[2] == 0
+        assert res.errors[2] <= mpmath.mpf(2) ** -mpmath.mp.prec * 2
+        assert res.evaluations < 2000
+
+
+def test_all_zero_family_stops():
+    with mpmath.workdps(20):
+        res = integrate(lambda t: [mpmath.mpf(0)], [0, 1], 1, lambda T: [mpmath.exp(-T)])
+        assert res.values == (0,)
+        assert res.errors[0] <= mpmath.mpf(2) ** -mpmath.mp.prec
