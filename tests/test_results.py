@@ -30,3 +30,22 @@ def test_prop1_long_contribution_and_short_loss_are_symbolic():
         if check.evidence.value == "symbolic":
             (case,) = check.cases(None, constants(), {})
             assert check.judge(case, constants()).passed is True
+
+
+def test_thm2_tightness_reports_a_schedule_that_does_not_reach_eps():
+    """Shrunk step sizes: the theorem's own T and eta2 no longer reach eps; the tightness checks
+    say so (a failure, not a sentinel value such as -1 or inf turned into a margin)."""
+    from verify.results import thm2
+
+    case = Case("d=10, eps=0.01", {"d": 10, "eps": 0.01})
+    ok = constants()
+    assert thm2._judge_tight_T(case, ok).passed is True
+    assert thm2._judge_tight_eta2(case, ok).passed is True
+    broken = constants(thm2__T_factor="1/1000")
+    assert thm2.smallest_T(thm2.plan_for(case, broken), 0.01) is None
+    out = thm2._judge_tight_T(case, broken)
+    assert out.passed is False and "does not reach" in out.detail
+    weak = constants(thm2__C="1/1000000")
+    assert thm2.smallest_eta2(10, 0.01, weak) is None
+    out = thm2._judge_tight_eta2(case, weak)
+    assert out.passed is False and "does not reach" in out.detail

@@ -172,13 +172,14 @@ def loss_with_eta2(d: int, eps: float, eta2, constants: Constants) -> mpmath.mpf
     return three_phase(d, eta1, eta2, eta3, T, DPS).loss
 
 
-def smallest_eta2(d: int, eps: float, constants: Constants, steps: int = 12) -> mpmath.mpf:
+def smallest_eta2(d: int, eps: float, constants: Constants, steps: int = 12) -> mpmath.mpf | None:
     """Smallest eta2 reaching L <= eps (other steps as in the theorem), by bisection in log eta2
-    below the theorem's eta2 (returns it if nothing smaller works)."""
+    below the theorem's eta2 (returns it if nothing smaller works); None when the theorem's own
+    eta2 does not reach eps."""
     hi = schedule(d, eps, constants)[1]
     lo = hi / mpmath.mpf(10) ** 6
     if loss_with_eta2(d, eps, hi, constants) > eps:
-        return mpmath.inf
+        return None
     return smallest_passing(lambda eta2: loss_with_eta2(d, eps, eta2, constants) <= eps,
                             lo, hi, steps, geometric=True)
 
@@ -187,13 +188,17 @@ def _judge_tight_eta2(case: Case, constants: Constants) -> Outcome:
     d, eps = case.params["d"], case.params["eps"]
     eta2 = schedule(d, eps, constants)[1]
     need = smallest_eta2(d, eps, constants)
+    if need is None:
+        return Outcome(case.label, False, 0.0, Evidence.NUMERIC,
+                       f"the theorem's eta2 = {mpmath.nstr(eta2, 3)} does not reach eps")
     return Outcome(case.label, bool(need <= eta2), float(eta2 / need), Evidence.NUMERIC,
                    f"smallest eta2 {mpmath.nstr(need, 3)} vs the theorem's {mpmath.nstr(eta2, 3)}")
 
 
-def smallest_T(plan: ThreePhase, eps: float) -> int:
+def smallest_T(plan: ThreePhase, eps: float) -> int | None:
     """Smallest number of Phase-3 steps reaching L <= eps at the plan's alpha' (bisection; the
-    loss along GD on a convex quadratic with step 1 <= 2/lambda_max decreases)."""
+    loss along GD on a convex quadratic with step 1 <= 2/lambda_max decreases); None when the
+    plan's own T does not reach eps."""
     from ..engine.plans import output_steps
     from ..engine.symmetric import attention_state, evaluate_at, output_gradient_system
 
@@ -207,7 +212,7 @@ def smallest_T(plan: ThreePhase, eps: float) -> int:
         return evaluate_at(state, end[0], end[1]).loss
 
     if loss_after(plan.T) > eps:
-        return -1
+        return None
     lo, hi = -1, plan.T
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -221,7 +226,7 @@ def smallest_T(plan: ThreePhase, eps: float) -> int:
 def _judge_tight_T(case: Case, constants: Constants) -> Outcome:
     plan = plan_for(case, constants)
     need = smallest_T(plan, case.params["eps"])
-    if need < 0:
+    if need is None:
         return Outcome(case.label, False, 0.0, Evidence.NUMERIC, f"T = {plan.T} does not reach eps")
     return Outcome(case.label, True, float(plan.T / max(need, 1)), Evidence.NUMERIC,
                    f"smallest T {need} vs the theorem's {plan.T}")
