@@ -30,3 +30,24 @@ def test_a_result_without_checks_is_never_reported_as_passed():
     text = markdown([], [bare], load(), Profile.QUICK)
     assert "**Not checked yet.**" in text and "some checks FAIL" not in text
     assert '"not_checked_yet": [\n    "x"\n  ]' in json_report([], [bare], load(), Profile.QUICK)
+
+
+def test_exhibit_is_drawn_from_its_check_outcomes():
+    from verify.checks import Check, Evidence, Exhibit, Outcome, Profile, Result
+    from verify.constants import load
+    from verify.report import exhibit_tables, json_report, markdown
+    from verify.runner import CheckReport
+
+    check = Check("x.c", "step", "claim", Evidence.NUMERIC, lambda *a: [], lambda *a: None)
+    result = Result("x", "Result X", "a claim", "none", (), checks=(check,),
+                    exhibits=(Exhibit("x.c", "Side by side", "A caption.", (("d", "d"), ("v", "value"))),))
+    rep = CheckReport(result, check, [Outcome("d=3", True, 2.0, Evidence.NUMERIC, "", values={"d": 3, "v": 0.123456}),
+                                      Outcome("d=5", True, 2.0, Evidence.NUMERIC, "", values={"d": 5})])
+    text = markdown([rep], [result], load(), Profile.QUICK)
+    assert "### Side by side (`x.c`)" in text
+    assert "| d | value |" in text and "| 3 | 0.1235 |" in text and "| 5 | - |" in text
+    data = json.loads(json_report([rep], [result], load(), Profile.QUICK))
+    assert data["exhibits"][0]["rows"] == [["3", "0.1235"], ["5", "-"]]
+    assert data["checks"][0]["outcomes"][0]["values"] == {"d": 3, "v": 0.123456}
+    assert len(exhibit_tables([result], [rep])) == 1
+    assert exhibit_tables([result], []) == []  # the check did not run: no exhibit

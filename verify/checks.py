@@ -56,6 +56,7 @@ class Outcome:
     evidence: Evidence
     detail: str = ""
     margin_kind: str = "ratio"
+    values: Mapping[str, float | str] = field(default_factory=dict)  # measured quantities, by name
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,17 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Exhibit:
+    """A table the report draws from one check's outcomes: a row per case, a column per named
+    value (``Outcome.values``); it adds no claim of its own and computes nothing."""
+
+    check: str  # the check whose outcomes fill the rows
+    title: str
+    caption: str
+    columns: tuple[tuple[str, str], ...]  # (key in Outcome.values, column header)
+
+
+@dataclass(frozen=True)
 class Result:
     """A result of the paper with its reconstructed statement and its checks."""
 
@@ -84,6 +96,7 @@ class Result:
     document: str = ""
     notes: str = ""
     discrepancies: Mapping[str, str] = field(default_factory=dict)  # check id -> what fails and why
+    exhibits: tuple[Exhibit, ...] = ()
 
     @property
     def checked(self) -> bool:

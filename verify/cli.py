@@ -165,10 +165,12 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
                              workers=args.workers, check_ids=ids,
                              progress=lambda done, total: bar.update(task, completed=done, total=total))
     console.print(report.terminal_table(reports, pending))
+    for table in report.exhibit_tables(results, reports):
+        console.print(table)
     for line in report.failures_text(reports):
         console.print(f"[red]{line}[/]", highlight=False)
     if args.json:
-        Path(args.json).write_text(report.json_report(reports, pending, consts, profile))
+        Path(args.json).write_text(report.json_report(reports, results, consts, profile))
     if getattr(args, "write_report", False):
         REPORT_PATH.write_text(report.markdown(reports, results, consts, profile))
         console.print(f"wrote {REPORT_PATH.name}")

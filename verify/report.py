@@ -4,9 +4,10 @@ from __future__ import annotations
 import json
 from typing import Mapping, Sequence
 
+from rich.markup import escape
 from rich.table import Table
 
-from .checks import Outcome, Profile, Result
+from .checks import Exhibit, Outcome, Profile, Result
 from .constants import Constant
 from .runner import CheckReport
 
@@ -62,6 +63,44 @@ def terminal_table(reports: Sequence[CheckReport], pending: Sequence[Result]) ->
     return table
 
 
+def cell(value: object) -> str:
+    """One entry of an exhibit: 4 significant digits for a float, text as it is."""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return "-" if value is None else str(value)
+
+
+def exhibit_rows(exhibit: Exhibit, reports: Sequence[CheckReport]) -> list[list[str]]:
+    """The exhibit's table body: one row per outcome of its check (empty if it did not run)."""
+    rep = next((r for r in reports if r.check.id == exhibit.check), None)
+    if rep is None:
+        return []
+    return [[cell(o.values.get(key)) for key, _ in exhibit.columns] for o in rep.outcomes]
+
+
+def exhibits(results: Sequence[Result], reports: Sequence[CheckReport]) -> list[tuple[Exhibit, list[list[str]]]]:
+    """Every exhibit whose check ran, with its rows."""
+    out = []
+    for result in results:
+        for exhibit in result.exhibits:
+            body = exhibit_rows(exhibit, reports)
+            if body:
+                out.append((exhibit, body))
+    return out
+
+
+def exhibit_tables(results: Sequence[Result], reports: Sequence[CheckReport]) -> list[Table]:
+    tables = []
+    for exhibit, body in exhibits(results, reports):
+        table = Table(title=escape(f"{exhibit.title} [{exhibit.check}]"), caption=escape(exhibit.caption))
+        for _, header in exhibit.columns:
+            table.add_column(header, justify="right", overflow="fold")
+        for row in body:
+            table.add_row(*(escape(c) for c in row))
+        tables.append(table)
+    return tables
+
+
 def failures_text(reports: Sequence[CheckReport]) -> list[str]:
     lines = []
     for rep in reports:
@@ -109,6 +148,15 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
                          f"{row['passed']} | {row['worst_margin']} | {row['worst_case']}: {row['worst_detail']} | "
                          f"{row['evidence']} | {row['status']} |")
         lines.append("")
+        for exhibit, body in exhibits([result], reports):
+            lines.append(f"### {exhibit.title} (`{exhibit.check}`)")
+            lines.append("")
+            lines.append(exhibit.caption)
+            lines.append("")
+            lines.append("| " + " | ".join(header for _, header in exhibit.columns) + " |")
+            lines.append("|" + "---|" * len(exhibit.columns))
+            lines.extend("| " + " | ".join(row) + " |" for row in body)
+            lines.append("")
     discrepancies = [(rep, text) for rep in reports if (text := rep.discrepancy) and rep.failed]
     lines.append("## Discrepancies")
     lines.append("")
@@ -134,18 +182,24 @@ def _json_number(x: float | None) -> float | str | None:
     return "inf" if x == float("inf") else x
 
 
-def json_report(reports: Sequence[CheckReport], pending: Sequence[Result],
+def json_report(reports: Sequence[CheckReport], results: Sequence[Result],
                 constants: Mapping[str, Constant], profile: Profile) -> str:
     checks = rows(reports)
     for row, rep in zip(checks, reports):
         row["outcomes"] = [{"case": o.case, "passed": o.passed, "margin": _json_number(o.margin),
                             "margin_kind": o.margin_kind, "evidence": o.evidence.value,
-                            "detail": o.detail} for o in rep.outcomes]
+                            "detail": o.detail,
+                            "values": {k: _json_number(v) for k, v in o.values.items()}}
+                           for o in rep.outcomes]
+    pending = [r for r in results if not r.checked]
     return json.dumps({
         "profile": profile.value,
         "exit_code": exit_code(reports),
         "checks": checks,
         "failures": failures_text(reports),
+        "exhibits": [{"check": ex.check, "title": ex.title, "caption": ex.caption,
+                      "columns": [header for _, header in ex.columns], "rows": body}
+                     for ex, body in exhibits(results, reports)],
         "not_checked_yet": [r.id for r in pending],
         "constants": {k: c.text for k, c in constants.items()},
     }, indent=2)

@@ -27,7 +27,7 @@ def grid(profile: Profile, options: Mapping[str, object], d_by_profile: Mapping[
 
 
 def ratio_outcome(case: Case, value, bound, error, evidence: Evidence = Evidence.NUMERIC,
-                  detail: str = "") -> Outcome:
+                  detail: str = "", values: Mapping[str, float | str] | None = None) -> Outcome:
     """Judge ``value <= bound`` with an absolute error bound on value: pass only if
     ``value + error <= bound``; undecided if the error straddles the bound."""
     with mpmath.workdps(30):
@@ -40,7 +40,7 @@ def ratio_outcome(case: Case, value, bound, error, evidence: Evidence = Evidence
         else:
             passed = None
     text = detail or f"value {mpmath.nstr(value, 6)} vs bound {mpmath.nstr(bound, 6)}"
-    return Outcome(case.label, passed, margin, evidence, text)
+    return Outcome(case.label, passed, margin, evidence, text, values=dict(values or {}))
 
 
 def smallest_passing(ok: Callable[[mpmath.mpf], bool], lo, hi, steps: int,
