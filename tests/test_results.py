@@ -49,3 +49,16 @@ def test_thm2_tightness_reports_a_schedule_that_does_not_reach_eps():
     assert thm2.smallest_eta2(10, 0.01, weak) is None
     out = thm2._judge_tight_eta2(case, weak)
     assert out.passed is False and "does not reach" in out.detail
+
+
+def test_contrast_separation_fails_when_eps_is_above_a_floor():
+    """At eps = 1/2 the three-phase plan still reaches eps, but the floors found for the failing
+    plans (~0.19-0.5 at d = 9) are no longer above it: the separation must fail."""
+    from verify.checks import Profile
+    from verify.results import contrast
+
+    (case,) = contrast._cases(Profile.QUICK, constants(contrast__eps="1/2"), {})
+    out = contrast._judge(case, constants(contrast__eps="1/2"))
+    assert out.passed is False and "NOT SEPARATED" in out.detail
+    assert out.values["three_phase"] <= 0.5
+    assert min(out.values[k] for k, *_ in contrast.FLOORS) <= 0.5

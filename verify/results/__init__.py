@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..checks import Result
-from . import cor1, lemma_low_attention, lemma_symmetry, prop1, prop2, prop3, prop4, thm1, thm2
+from . import contrast, cor1, lemma_low_attention, lemma_symmetry, prop1, prop2, prop3, prop4, thm1, thm2
 
 REGISTRY: tuple[Result, ...] = (
     prop1.RESULT,
@@ -14,6 +14,7 @@ REGISTRY: tuple[Result, ...] = (
     thm2.RESULT,
     cor1.RESULT,
     lemma_symmetry.RESULT,
+    contrast.RESULT,
 )
 
 

@@ -188,10 +188,12 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"{eff['outputs']} outputs beta~ ({prm['random']} random, {prm['nm_starts']} "
               f"Nelder-Mead runs of {prm['nm_evals']}), {prm['starts']} Adam starts x "
               f"{prm['steps']} steps each, {eff['gradient_calls']} loss+gradient evaluations")
+    values = {"floor": float(val), "evaluations": eff["gradient_calls"]}
     if res["value"] < float(c1) or val + err < c1m:
-        return Outcome(case.label, False, float(val / c1m), Evidence.SEARCH, "COUNTEREXAMPLE: " + detail)
+        return Outcome(case.label, False, float(val / c1m), Evidence.SEARCH, "COUNTEREXAMPLE: " + detail,
+                       values=values)
     passed = True if val - err >= c1m else None
-    return Outcome(case.label, passed, float((val - err) / c1m), Evidence.SEARCH, detail)
+    return Outcome(case.label, passed, float((val - err) / c1m), Evidence.SEARCH, detail, values=values)
 
 
 # ------------------------------------------------ the case beta~_s >= 1, numerically

@@ -242,14 +242,15 @@ def uniform_floor(d: int, dps: int = DPS) -> tuple:
     return ev.loss, ev.error["loss"], "four-scalar engine"
 
 
-def lower_outcome(case: Case, value, lower, upper, bound, evidence: Evidence, detail: str) -> Outcome:
+def lower_outcome(case: Case, value, lower, upper, bound, evidence: Evidence, detail: str,
+                  values: Mapping[str, float | str] | None = None) -> Outcome:
     """Judge ``value >= bound`` given an enclosure [lower, upper]: pass if lower >= bound, fail if
     upper < bound, undecided otherwise.  Margin = value / bound (> 1 holds)."""
     with mpmath.workdps(30):
         value, lower, upper, bound = (mpmath.mpf(x) for x in (value, lower, upper, bound))
         passed = True if lower >= bound else False if upper < bound else None
         margin = float(value / bound) if bound > 0 else float("inf")
-    return Outcome(case.label, passed, margin, evidence, detail)
+    return Outcome(case.label, passed, margin, evidence, detail, values=dict(values or {}))
 
 
 def fmt_vector(x, digits: int = 4, limit: int = 60) -> str:
@@ -281,7 +282,8 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"alpha-max(alpha)={fmt_vector(res.x)} ({res.family}); vs c2 = {mpmath.nstr(c2, 6)}; "
               f"search: {res.evaluations} float floor evaluations (all d targets each), "
               f"{res.starts} starts, seed {seed}; best per family: {fams}")
-    return lower_outcome(case, value, lower, upper, c2, Evidence.SEARCH, detail)
+    return lower_outcome(case, value, lower, upper, c2, Evidence.SEARCH, detail,
+                         values={"floor": float(value), "evaluations": res.evaluations})
 
 
 def _uniform_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:

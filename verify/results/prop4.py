@@ -272,7 +272,8 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"attention ({res.family}): {heads}; vs c4 = {mpmath.nstr(c4, 6)}; search: "
               f"{res.evaluations} float floor evaluations, {res.starts} starts, seed {seed}; "
               f"best per family: {fams}")
-    return lower_outcome(case, value, value - err, value + err, c4, Evidence.SEARCH, detail)
+    return lower_outcome(case, value, value - err, value + err, c4, Evidence.SEARCH, detail,
+                         values={"floor": float(value), "H": H, "evaluations": res.evaluations})
 
 
 RESULT = Result(

@@ -496,11 +496,12 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"{prm['evals']} evals = {eff['F_evaluations']} F-evaluations, {eff['solves']} "
               f"output solves; smallest single-target min_beta L seen = {ln['value']:.3g} "
               f"(s = {ln['s']}, beta0 = {ln['name']}, eta = {ln['eta']:.3g})")
+    values = {"floor": float(value), "evaluations": eff["F_evaluations"]}
     if res["F"] < float(c3) or value + err < c3m:
         return Outcome(case.label, False, float(value / c3m), Evidence.SEARCH,
-                       "COUNTEREXAMPLE: " + detail)
+                       "COUNTEREXAMPLE: " + detail, values=values)
     passed = True if lower >= c3m else None
-    return Outcome(case.label, passed, float(lower / c3m), Evidence.SEARCH, detail)
+    return Outcome(case.label, passed, float(lower / c3m), Evidence.SEARCH, detail, values=values)
 
 
 RESULT = Result(

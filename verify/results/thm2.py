@@ -66,7 +66,8 @@ def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Cas
 def _judge_final(case: Case, constants: Constants) -> Outcome:
     plan = plan_for(case, constants)
     return ratio_outcome(case, plan.loss, case.params["eps"], plan.final.error["loss"],
-                         detail=f"L = {mpmath.nstr(plan.loss, 5)}, gap {mpmath.nstr(plan.alpha[0] - plan.alpha[1], 5)}, T = {plan.T}")
+                         detail=f"L = {mpmath.nstr(plan.loss, 5)}, gap {mpmath.nstr(plan.alpha[0] - plan.alpha[1], 5)}, T = {plan.T}",
+                         values={"loss": float(plan.loss), "T": plan.T})
 
 
 def hypotheses_slack(d: int, eps: float, constants: Constants, prefix: str = "thm2") -> dict:
