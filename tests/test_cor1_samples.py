@@ -134,6 +134,19 @@ def test_quick_profile_cases_and_scan_case():
     assert math.isfinite(C) and seen[C]["p"] >= cor1_samples.target(10, constants())
 
 
+def test_sweep_claims_only_inside_the_hypotheses():
+    """N1 = d ln d/16 at d = 10 succeeds in ~15% of runs: a measurement below C = cor1.C, and a
+    failure once a mutated cor1.C = 1/1000 puts that size inside the corollary's hypotheses."""
+    check = {c.id: c for c in cor1_samples.CHECKS}["cor1.sample_sweep"]
+    case = Case("d=10, eps=0.1, N1 = 1/16", {"d": 10, "eps": 0.1, "axis": "N1", "factor": 1 / 16,
+                                              "R": 40, "seed": cor1_samples.seed_for(10, 0.1, salt=2)})
+    below = check.judge(case, constants())
+    assert below.passed is True and below.margin is None and "no claim" in below.detail
+    assert below.values["claim"].startswith("no") and below.values["p"] < 0.5
+    inside = check.judge(case, constants(cor1__C="1/1000"))
+    assert inside.passed is False and inside.values["claim"] == "yes"
+
+
 def test_plot_writes_png(tmp_path):
     pytest.importorskip("matplotlib")
     rows = [dict(axis=a, factor=f, scaled=f, d=5, eps=0.5, target=0.4, p=0.5, lo=0.3, hi=0.7)

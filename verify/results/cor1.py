@@ -37,4 +37,5 @@ RESULT = Result(
               Evidence.NUMERIC, _cases, _judge_final, reconstructed=True),
         *cor1_samples.CHECKS,
     ),
+    exhibits=cor1_samples.EXHIBITS,
 )
