@@ -108,6 +108,12 @@ def _judge_insertion(case: Case, constants: Constants) -> Outcome:
                    f"exact enumeration d = 3, 4, m = d, d+1 agrees: {brute}")
 
 
+def appearance_probability() -> sp.Expr:
+    """1 - (1 - 1/(d-1))^(d/2): the chance that a fixed background symbol occurs among d/2
+    background draws (A.6, case max a_i >= d/2), as an expression in d."""
+    return 1 - (1 - 1 / (_d - 1)) ** (_d / 2)
+
+
 def _judge_appearance(case: Case, constants: Constants) -> Outcome:
     """1 - (1 - 1/(d-1))^(d/2) >= 1 - e^(-1/2) >= 1/8 for d >= 3.
 
@@ -120,7 +126,8 @@ def _judge_appearance(case: Case, constants: Constants) -> Outcome:
     link3 = bool(sp.exp(sp.Rational(-1, 2)) <= sp.Rational(7, 8))
     value = 1 - sp.exp(sp.Rational(-1, 2))
     # numeric confirmation on a dense range (the exact quantity, not the chain)
-    worst = min(1 - (1 - mpmath.mpf(1) / (d - 1)) ** (mpmath.mpf(d) / 2) for d in range(3, 2001))
+    exact = sp.lambdify(_d, appearance_probability(), "mpmath")
+    worst = min(exact(mpmath.mpf(d)) for d in range(3, 2001))
     proved = link1 and link2 and link3 and worst >= mpmath.mpf(1) / 8
     return Outcome(case.label, bool(proved), float(value - sp.Rational(1, 8)), Evidence.SYMBOLIC,
                    f"1 - e^(-1/2) = {float(value):.5f} >= 1/8; min over d = 3..2000 of the exact "
