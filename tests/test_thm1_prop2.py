@@ -138,3 +138,30 @@ def test_symmetric_reevaluation_matches_general_engine():
     raw = [-mpmath.mpf(repr(eta)) * g for g in ev.grad_alpha]
     gen = general.solve_output(d, s, thm1.compress_mp(raw), 15)
     assert abs(sym - gen.loss) < 1e-12 and sym_err < 1e-12
+
+
+def test_constrained_output_matches_a_direct_solve_and_mpmath():
+    """The face solve equals minimising with beta_s pinned; float64 and mpmath agree."""
+    d, s = 5, 1
+    alpha = np.random.default_rng(3).normal(size=d)
+    M, P = general.target_moments_float(d, alpha)
+    value, beta = thm1.constrained_output_float(M, P[:, s], s, 3.0)
+    assert beta[s] == 3.0  # the unconstrained minimiser has beta_s < 3 here: the face is active
+    assert value > general.best_output_float(d, s, alpha)[1]
+    assert value == pytest.approx(general.evaluate_float(d, s, alpha, beta).loss, abs=1e-12)
+    for k in range(d):  # any feasible move along a coordinate raises the loss
+        for step in (1e-3, -1e-3):
+            moved = beta.copy()
+            moved[k] += step
+            if moved[s] >= 3.0:
+                assert general.evaluate_float(d, s, alpha, moved).loss >= value - 1e-13
+    mp_value, mp_err = thm1.constrained_output_mp(d, s, list(alpha), 3, 20)
+    assert abs(float(mp_value) - value) < 1e-10 and mp_err < 1e-15
+
+
+def test_large_output_passes_and_fails_when_the_constant_is_raised():
+    case = Case("d=9", {"d": 9, "seed": 0, "random": 1, "n_eta": 8, "evals": 0, "dps": 15})
+    ok = thm1._judge_large(case, constants())
+    assert ok.passed is True and ok.values["floor"] > 1 / 2080
+    bad = thm1._judge_large(case, constants(thm1__c_large_output="1/100"))
+    assert bad.passed is False and "COUNTEREXAMPLE" in bad.detail

@@ -34,12 +34,16 @@ SYMMETRIC_FROM = 20  # from this d, background-symmetric worst cases are re-eval
 
 # per profile: dimensions with the full search (every target), dimensions with the structured
 # search only (targets grouped by symmetry), and the effort of each case
+# (structured dimensions also get ``extra_random`` Gaussian beta0 up to d = ``extra_max_d``: each
+# brings d distinct targets, ~25 s at d = 50 and ~135 s at d = 100 with 12 etas)
 SEARCH = {
-    Profile.QUICK: dict(full=[9], structured=[16], random=1, starts=1, evals=12, n_eta=8, dps=15),
+    Profile.QUICK: dict(full=[9], structured=[16], random=1, starts=1, evals=12, n_eta=8, dps=15,
+                        extra_random=0, extra_max_d=0),
     Profile.DEFAULT: dict(full=[9, 12], structured=[16, 24, 32, 50, 100], random=3, starts=2,
-                          evals=30, n_eta=12, dps=20),
+                          evals=30, n_eta=12, dps=20, extra_random=1, extra_max_d=50),
     Profile.FULL: dict(full=[*range(9, 17)], structured=[20, 24, 32, 40, 50, 64, 100, 128],
-                       random=8, starts=3, evals=100, n_eta=19, dps=25),
+                       random=8, starts=3, evals=100, n_eta=19, dps=25, extra_random=2,
+                       extra_max_d=128),
 }
 
 
@@ -466,14 +470,154 @@ def reevaluate(d: int, s: int, beta0: np.ndarray, eta: float, dps: int) -> tuple
         return opt.loss, err
 
 
+# ------------------------------------------------- the sub-case beta_s > d/4 (text: >= 1/2080)
+
+LARGE_SEARCH = {
+    Profile.QUICK: dict(ds=[9], random=1, n_eta=8, evals=0, dps=15),
+    Profile.DEFAULT: dict(ds=[9, 12, 16, 24], random=3, n_eta=12, evals=40, dps=20),
+    Profile.FULL: dict(ds=[9, 10, 11, 12, 13, 14, 15, 16, 24, 32], random=8, n_eta=19, evals=150,
+                       dps=25),
+}
+
+
+def constrained_output_float(M: np.ndarray, m: np.ndarray, s: int, lower: float) -> tuple:
+    """min of L(beta) = 1 - 2 m.beta + beta.M beta/2 (L_s(alpha, .) with M = E[gamma gamma^T],
+    m = E[gamma 1{C_s >= 1}]) over beta_s >= lower: the unconstrained minimiser if it is feasible,
+    else the minimiser on the face beta_s = lower (one linear constraint on a convex quadratic).
+    Returns (value, beta)."""
+    beta = np.linalg.solve(M, 2.0 * m)
+    if beta[s] < lower:
+        rest = np.arange(len(m)) != s
+        beta = np.empty_like(m)
+        beta[rest] = np.linalg.solve(M[np.ix_(rest, rest)], 2.0 * m[rest] - lower * M[rest, s])
+        beta[s] = lower
+    return float(1.0 - 2.0 * m @ beta + 0.5 * beta @ M @ beta), beta
+
+
+def constrained_output_mp(d: int, s: int, alpha: list, lower, dps: int) -> tuple:
+    """:func:`constrained_output_float` on the mpmath path, as (value, error): the minimiser
+    from the engine's moments, the loss there from the engine, and the distance to the true
+    constrained minimum bounded by |g|^2/(2 lambda_min) with the feasible part g of the gradient
+    there and lambda_min(M) >= p/d = 1/(d(d-1)) (the engine's bound)."""
+    from ..engine import general
+
+    mom = general.moments(d, s, alpha, dps)
+    with mpmath.workdps(dps + 10):
+        M = mom.second
+        m = list(mom.mean_positive)
+        lower = mpmath.mpf(lower)
+        beta = mpmath.lu_solve(M, mpmath.matrix([2 * x for x in m]))
+        on_face = beta[s] < lower
+        if on_face:
+            rest = [i for i in range(d) if i != s]
+            MR = mpmath.matrix([[M[i, j] for j in rest] for i in rest])
+            rhs = mpmath.matrix([2 * m[i] - lower * M[i, s] for i in rest])
+            sol = mpmath.lu_solve(MR, rhs)
+            beta = mpmath.matrix(d, 1)
+            for k, i in enumerate(rest):
+                beta[i] = sol[k]
+            beta[s] = lower
+        point = [beta[i] for i in range(d)]
+    ev = general.evaluate(d, s, alpha, point, dps)
+    with mpmath.workdps(dps + 10):
+        g = [abs(x) + e for x, e in zip(ev.grad_beta, ev.grad_beta_error)]
+        if on_face and ev.grad_beta[s] > 0:  # the constraint is active: beta_s cannot decrease
+            g[s] = mpmath.mpf(0)
+        gap = mpmath.fsum(x**2 for x in g) * d * (d - 1) / 2
+        return ev.loss, ev.loss_error + gap
+
+
+def large_output_search(d: int, seed: int, random: int, n_eta: int, evals: int) -> dict:
+    """Smallest min_{beta_s >= d/4} L_s(alpha'_s, beta) over seeded beta0 (structured, random,
+    then Nelder-Mead from the best), eta in ETA_RANGE and every target (float64, seeded)."""
+    from ..engine import general
+
+    rng = np.random.default_rng([seed, d, 3])
+    etas = np.logspace(math.log10(ETA_RANGE[0]), math.log10(ETA_RANGE[1]), n_eta)
+    fs = FloorSearch(d)
+    best = dict(value=math.inf)
+    count = dict(solves=0)
+
+    def over_targets(name: str, beta0: np.ndarray) -> float:
+        targets = target_classes(beta0)
+        grads = fs.grads(beta0, targets)
+        low = math.inf
+        for eta in etas:
+            for s in targets:
+                alpha = compress(-float(eta) * grads[s])
+                M, P = general.target_moments_float(d, alpha)
+                value, beta = constrained_output_float(M, P[:, s], s, d / 4)
+                count["solves"] += 1
+                low = min(low, value)
+                if value < best["value"]:
+                    best.update(value=value, name=name, beta0=np.array(beta0, dtype=float),
+                                eta=float(eta), s=s, beta_s=float(beta[s]))
+        return low
+
+    tried = [(over_targets(name, b0), b0) for name, b0 in
+             structured_outputs(d) + [(f"gauss#{i}", rng.normal(size=d)) for i in range(random)]]
+    configs = len(tried)
+    if evals:
+        x0 = min(tried, key=lambda t: t[0])[1]
+        _nelder_mead(lambda x: over_targets("adversarial", x), x0, np.full(d, 0.5), evals)
+    best["effort"] = dict(configs=configs, evals=evals, etas=n_eta, solves=count["solves"])
+    return best
+
+
+def _large_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    cfg = LARGE_SEARCH[profile or Profile.QUICK]
+    ds = options.get("d") or cfg["ds"]
+    return [Case(f"d={int(d)}", {"d": int(d), "seed": 0, **{k: v for k, v in cfg.items() if k != "ds"}})
+            for d in ds if int(d) >= 9]
+
+
+def _judge_large(case: Case, constants: Constants) -> Outcome:
+    prm = case.params
+    d = prm["d"]
+    bound = constants["thm1.c_large_output"]
+    res = large_output_search(d, prm["seed"], prm["random"], prm["n_eta"], prm["evals"])
+    from ..engine import general
+
+    grad = general.evaluate(d, res["s"], [0] * d, [repr(float(b)) for b in res["beta0"]],
+                            prm["dps"]).grad_alpha
+    with mpmath.workdps(prm["dps"] + 10):
+        alpha = compress_mp([-mpmath.mpf(repr(res["eta"])) * g for g in grad])
+    value, err = constrained_output_mp(d, res["s"], alpha, mpmath.mpf(d) / 4, prm["dps"])
+    with mpmath.workdps(30):
+        bm = mpmath.mpf(bound.numerator) / bound.denominator
+        eff = res["effort"]
+        detail = (f"smallest min over beta_s >= d/4 of L_s(alpha'_s, beta) = {res['value']:.6g} "
+                  f"(float64; mpmath {prm['dps']} digits: {mpmath.nstr(value, 10)} +- "
+                  f"{mpmath.nstr(err, 2)}) at beta0 = {res['name']} {_vec(res['beta0'])}, eta = "
+                  f"{res['eta']:.4g}, s = {res['s']}, beta_s = {res['beta_s']:.4g}; vs {bound}: "
+                  f"x{float(value / bm):.4g}; effort: {eff['configs']} beta0 + Nelder-Mead "
+                  f"{eff['evals']} evals, {eff['etas']} etas, every target, {eff['solves']} "
+                  f"constrained solves")
+        values = {"floor": float(value)}
+        if res["value"] < float(bound) or value + err < bm:
+            return Outcome(case.label, False, float(value / bm), Evidence.SEARCH,
+                           "COUNTEREXAMPLE: " + detail, values=values)
+        passed = True if value - err >= bm else None
+        return Outcome(case.label, passed, float((value - err) / bm), Evidence.SEARCH, detail,
+                       values=values)
+
+
 def _floor_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
     cfg = SEARCH[profile or Profile.QUICK]
     chosen = options.get("d")
     rows = [(d, True) for d in cfg["full"]] + [(d, False) for d in cfg["structured"]]
     if chosen:
         rows = [(int(d), int(d) <= 16) for d in chosen if int(d) >= 9]
-    return [Case(f"d={d}" + ("" if full else " (structured beta0)"),
-                 {"d": d, "seed": 0, "random": cfg["random"] if full else 0,
+    def extra(d: int) -> int:
+        return cfg["extra_random"] if d <= cfg["extra_max_d"] else 0
+
+    def label(d: int, full: bool) -> str:
+        if full:
+            return f"d={d}"
+        return f"d={d} (structured" + (f" + {extra(d)} random" if extra(d) else "") + " beta0)"
+
+    return [Case(label(d, full),
+                 {"d": d, "seed": 0, "random": cfg["random"] if full else extra(d),
                   "starts": cfg["starts"] if full else 0, "evals": cfg["evals"],
                   "n_eta": cfg["n_eta"], "dps": cfg["dps"], "adversarial": full})
             for d, full in rows]
@@ -532,6 +676,10 @@ RESULT = Result(
         Check("thm1.chain", "A.6 end (the paper's chain)",
               "(d-1) ln(1-2/d) >= -2(d-1)/(d-2) >= -16/7 (> -3, e^-3 > 1/27) gives e^(-16/7)/256 >= c3",
               Evidence.SYMBOLIC, lambda p, c, o: _single("all d >= 9"), _judge_chain),
+        Check("thm1.large_output", "A.6 case beta_s > d/4 (text: >= 1/2080)",
+              "min over beta with beta_s >= d/4 of L_s(alpha'_s, beta) >= c_large_output over "
+              "searched beta0, eta and every s", Evidence.SEARCH, _large_cases, _judge_large,
+              reconstructed=True),
         Check("thm1.floor", "Theorem 1 (measured)",
               "max_s min_beta L_s(-eta grad_alpha L_s(0, beta0), beta) >= c3 over searched beta0, eta",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
