@@ -41,6 +41,7 @@ def test_eval_json_matches_enumeration(capsys):
     (["check", "nonsense"], "unknown result or check"),
     (["check", "prop1.bound", "--set", "nope=1"], "unknown constant"),
     (["check", "prop1.bound", "--set", "prop1.attention_constant=abc"], "not an exact number"),
+    (["all", "--output", "/no/such/dir/report.md"], "no such directory"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
     code, out, err = run(capsys, *argv)

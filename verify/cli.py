@@ -172,12 +172,15 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
     if args.json:
         Path(args.json).write_text(report.json_report(reports, results, consts, profile))
     if getattr(args, "write_report", False):
-        REPORT_PATH.write_text(report.markdown(reports, results, consts, profile))
-        console.print(f"wrote {REPORT_PATH.name}")
+        path = Path(args.output) if args.output else REPORT_PATH
+        path.write_text(report.markdown(reports, results, consts, profile))
+        console.print(f"wrote {path}")
     return report.exit_code(reports)
 
 
 def _cmd_all(args: argparse.Namespace, console: Console) -> int:
+    if args.output and not Path(args.output).resolve().parent.is_dir():
+        raise UsageError(f"--output: no such directory: {Path(args.output).parent}")
     args.write_report = True
     return _run_checks(args, console, None, {})
 
@@ -258,6 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     al = sub.add_parser("all", help="run every check, print the report, write REPORT.md")
     _add_run_options(al)
+    al.add_argument("--output", metavar="PATH", help="where to write the markdown report "
+                    "(default REPORT.md at the project's root)")
     al.set_defaults(handler=_cmd_all)
 
     ch = sub.add_parser("check", help="run the checks of one result or one check")
