@@ -31,27 +31,17 @@
 # Run time: about 15 s on two cores.
 
 # %%
-import os
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import mpmath
 
 from verify import constants as vconst
+from verify import notebook
 from verify.checks import Case, Profile
 from verify.engine.symmetric import attention_state, evaluate_at
 from verify.results import cor1, thm2
 
 CONSTANTS = vconst.values(vconst.load())
-FIGDIR = os.environ.get("VERIFY_NOTEBOOK_FIGDIR")  # set by the tests: figures go to a temp dir
-
-
-def show(fig, name):
-    """Display a figure; also save it as PNG when FIGDIR is set (never into the repository)."""
-    if FIGDIR:
-        fig.savefig(Path(FIGDIR) / f"cor1_{name}.png", dpi=90, bbox_inches="tight")
-    plt.show()
-
+show = notebook.figure_saver("cor1")  # displays; saves a PNG when the tests ask
 
 for key in cor1.RESULT.constants:
     print(f"{key} = {CONSTANTS[key]}")
@@ -178,8 +168,6 @@ for dd, eps in ((1000, 1e-4), (10**5, 1e-4)):
 # bars are exact 95% Clopper–Pearson intervals.
 
 # %%
-from IPython.display import Image, display  # noqa: E402
-
 from verify.results import cor1_samples  # noqa: E402
 
 D_S, EPS_S, R_S = 10, 0.5, 20
@@ -191,7 +179,5 @@ for r in rows:
     print(f"{cor1_samples.AXES[r['axis']]:>12} = {r['scaled']:7.3f} (N1 = {r['N1']:4}, N3 = {r['N3']:3}): "
           f"p = {r['p']:.2f} [{r['lo']:.2f}, {r['hi']:.2f}] vs 1 - 3/d = {r['target']:.2f}; "
           f"claimed by the corollary: {r['covered']}")
-out = Path(FIGDIR or ".") / "cor1_sample_complexity.png"
-cor1_samples.plot_sample_complexity(rows, out)
-display(Image(filename=str(out)))
+show(cor1_samples.plot_sample_complexity(rows), "sample_complexity")
 assert all(r["hi"] >= r["target"] for r in rows if r["covered"])

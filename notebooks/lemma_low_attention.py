@@ -27,9 +27,6 @@
 # Run time: about 10 s on two cores.
 
 # %%
-import os
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import mpmath
 import numpy as np
@@ -37,35 +34,19 @@ import sympy as sp
 from IPython.display import display
 
 from verify import constants as vconst
+from verify import notebook
 from verify.checks import Profile
 from verify.engine import general, symbolic
 from verify.results import lemma_low_attention as lla
 
 sp.init_printing()
 CONSTANTS = vconst.values(vconst.load())  # proofs/constants.toml, as exact fractions
-FIGDIR = os.environ.get("VERIFY_NOTEBOOK_FIGDIR")  # set by the tests: figures go to a temp dir
-
-
-def show(fig, name):
-    """Display a figure; also save it as PNG when FIGDIR is set (never into the repository)."""
-    if FIGDIR:
-        fig.savefig(Path(FIGDIR) / f"lemma_low_attention_{name}.png", dpi=90, bbox_inches="tight")
-    plt.show()
-
-
+show = notebook.figure_saver("lemma_low_attention")  # displays; saves a PNG when the tests ask
 CHECKS = {c.id: c for c in lla.RESULT.checks}
 
 
 def run_check(check_id, options, constants=CONSTANTS):
-    """Run a registered check on the cases chosen by ``options`` and print each verdict."""
-    check = CHECKS[check_id]
-    outcomes = [check.judge(case, constants) for case in check.cases(Profile.QUICK, constants, options)]
-    for out in outcomes:
-        verdict = {True: "PASS", False: "FAIL", None: "undecided"}[out.passed]
-        margin = "" if out.margin is None else f" | margin {out.margin:.4g} ({out.margin_kind})"
-        print(f"[{check_id}] {out.case} | {out.evidence.value} | {verdict}{margin}")
-        print(f"    {out.detail}")
-    return outcomes
+    return notebook.run_check(lla.RESULT, check_id, constants, options)
 
 
 print("lemma.low_attention_factor =", CONSTANTS["lemma.low_attention_factor"])

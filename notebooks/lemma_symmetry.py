@@ -31,9 +31,7 @@
 # Run time: about 10 s on two cores.
 
 # %%
-import os
 import random
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import mpmath
@@ -41,35 +39,21 @@ import numpy as np
 import sympy as sp
 from IPython.display import display
 
-from verify.checks import Case, Profile
+from verify import notebook
+from verify.checks import Case
 from verify.engine import general, symbolic
 from verify.engine.symmetric import SymmetricPoint, evaluate
 from verify.results import lemma_symmetry
 
 sp.init_printing()
-FIGDIR = os.environ.get("VERIFY_NOTEBOOK_FIGDIR")  # set by the tests: figures go to a temp dir
 CONSTANTS = {}  # the lemma has no constants (lemma_symmetry.RESULT.constants is empty)
 DPS = lemma_symmetry.DPS  # 25 digits, as the checks use
-
-
-def show(fig, name):
-    """Display a figure; also save it as PNG when FIGDIR is set (never into the repository)."""
-    if FIGDIR:
-        fig.savefig(Path(FIGDIR) / f"lemma_symmetry_{name}.png", dpi=90, bbox_inches="tight")
-    plt.show()
-
-
+show = notebook.figure_saver("lemma_symmetry")  # displays; saves a PNG when the tests ask
 CHECKS = {c.id: c for c in lemma_symmetry.RESULT.checks}
 
 
 def run_check(check_id, options):
-    """Run a registered check on the cases chosen by ``options`` and print each verdict."""
-    check = CHECKS[check_id]
-    outcomes = [check.judge(case, CONSTANTS) for case in check.cases(Profile.QUICK, CONSTANTS, options)]
-    for out in outcomes:
-        verdict = {True: "PASS", False: "FAIL", None: "undecided"}[out.passed]
-        print(f"[{check_id}] {out.case} | {out.evidence.value} | {verdict} | {out.detail}")
-    return outcomes
+    return notebook.run_check(lemma_symmetry.RESULT, check_id, CONSTANTS, options)
 
 
 def background_spread(values, s):

@@ -28,15 +28,13 @@
 # Run time: about 20 s on two cores.
 
 # %%
-import os
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import mpmath
 import sympy as sp
 from IPython.display import display
 
 from verify import constants as vconst
+from verify import notebook
 from verify.checks import Profile
 from verify.engine import symbolic
 from verify.engine.symmetric import SymmetricPoint, evaluate
@@ -45,15 +43,7 @@ from verify.results.common import log_grid
 
 sp.init_printing()
 CONSTANTS = vconst.values(vconst.load())  # proofs/constants.toml, as exact fractions
-FIGDIR = os.environ.get("VERIFY_NOTEBOOK_FIGDIR")  # set by the tests: figures go to a temp dir
-
-
-def show(fig, name):
-    """Display a figure; also save it as PNG when FIGDIR is set (never into the repository)."""
-    if FIGDIR:
-        fig.savefig(Path(FIGDIR) / f"prop1_{name}.png", dpi=90, bbox_inches="tight")
-    plt.show()
-
+show = notebook.figure_saver("prop1")  # displays; saves a PNG when the tests ask
 
 print("prop1.attention_constant =", CONSTANTS["prop1.attention_constant"])
 

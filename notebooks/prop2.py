@@ -29,9 +29,6 @@
 # Run time: about 10–15 s on two cores.
 
 # %%
-import os
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FormatStrFormatter, NullFormatter
 import mpmath
@@ -40,36 +37,18 @@ import sympy as sp
 from IPython.display import display
 
 from verify import constants as vconst
-from verify.checks import Profile
+from verify import notebook
 from verify.engine import general
 from verify.results import prop2
 
 sp.init_printing()
 CONSTANTS = vconst.values(vconst.load())  # proofs/constants.toml, as exact fractions
-FIGDIR = os.environ.get("VERIFY_NOTEBOOK_FIGDIR")  # set by the tests: figures go to a temp dir
-
-
-def show(fig, name):
-    """Display a figure; also save it as PNG when FIGDIR is set (never into the repository)."""
-    if FIGDIR:
-        fig.savefig(Path(FIGDIR) / f"prop2_{name}.png", dpi=90, bbox_inches="tight")
-    plt.show()
-
-
-CHECKS = {c.id: c for c in prop2.RESULT.checks}
+show = notebook.figure_saver("prop2")  # displays; saves a PNG when the tests ask
 OUTCOMES = []  # (check id, outcome) of every check run in this notebook
 
 
 def run_check(check_id, options=None):
-    """Run one registered check on its quick-profile cases and print each verdict."""
-    check = CHECKS[check_id]
-    for case in check.cases(Profile.QUICK, CONSTANTS, options or {}):
-        out = check.judge(case, CONSTANTS)
-        OUTCOMES.append((check_id, out))
-        verdict = {True: "PASS", False: "FAIL", None: "undecided"}[out.passed]
-        margin = "" if out.margin is None else f", margin {out.margin:.4g} ({out.margin_kind})"
-        print(f"[{check_id}] {check.step} | {check.evidence.value} | {out.case} | {verdict}{margin}")
-        print(f"    {check.claim}:\n    {out.detail}")
+    OUTCOMES.extend((check_id, o) for o in notebook.run_check(prop2.RESULT, check_id, CONSTANTS, options))
 
 
 DPS = 50  # digits for the inequalities below

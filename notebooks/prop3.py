@@ -28,9 +28,6 @@
 # Run time: about 15 s on two cores.
 
 # %%
-import os
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import mpmath
 import numpy as np
@@ -38,6 +35,7 @@ import sympy as sp
 from IPython.display import display
 
 from verify import constants as vconst
+from verify import notebook
 from verify.checks import Profile
 from verify.engine import general, symbolic
 from verify.results import prop3
@@ -45,30 +43,14 @@ from verify.results.common import log_grid
 
 sp.init_printing()
 CONSTANTS = vconst.values(vconst.load())  # proofs/constants.toml, as exact fractions
-FIGDIR = os.environ.get("VERIFY_NOTEBOOK_FIGDIR")  # set by the tests: figures go to a temp dir
-
-
-def show(fig, name):
-    """Display a figure; also save it as PNG when FIGDIR is set (never into the repository)."""
-    if FIGDIR:
-        fig.savefig(Path(FIGDIR) / f"prop3_{name}.png", dpi=90, bbox_inches="tight")
-    plt.show()
-
+show = notebook.figure_saver("prop3")  # displays; saves a PNG when the tests ask
 
 C2 = prop3.constant(CONSTANTS, "prop3.c2")
 CHECKS = {c.id: c for c in prop3.RESULT.checks}
 
 
 def run_check(check_id, options):
-    """Run a registered check on the cases chosen by ``options`` and print each verdict."""
-    check = CHECKS[check_id]
-    outcomes = [check.judge(case, CONSTANTS) for case in check.cases(Profile.QUICK, CONSTANTS, options)]
-    for out in outcomes:
-        verdict = {True: "PASS", False: "FAIL", None: "undecided"}[out.passed]
-        margin = "" if out.margin is None else f"margin {out.margin:.4g} ({out.margin_kind})"
-        print(f"[{check_id}] {out.case} | {out.evidence.value} | {verdict} | {margin}")
-        print(f"    {out.detail}")
-    return outcomes
+    return notebook.run_check(prop3.RESULT, check_id, CONSTANTS, options)
 
 
 print("prop3.c2 =", CONSTANTS["prop3.c2"])

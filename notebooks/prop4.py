@@ -29,28 +29,19 @@
 
 # %%
 import math
-import os
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import mpmath
 import numpy as np
 
 from verify import constants as vconst
+from verify import notebook
 from verify.checks import Profile
 from verify.engine import general
 from verify.results import lemma_low_attention, prop4
 
 CONSTANTS = vconst.values(vconst.load())  # proofs/constants.toml, as exact fractions
-FIGDIR = os.environ.get("VERIFY_NOTEBOOK_FIGDIR")  # set by the tests: figures go to a temp dir
-
-
-def show(fig, name):
-    """Display a figure; also save it as PNG when FIGDIR is set (never into the repository)."""
-    if FIGDIR:
-        fig.savefig(Path(FIGDIR) / f"prop4_{name}.png", dpi=90, bbox_inches="tight")
-    plt.show()
-
+show = notebook.figure_saver("prop4")  # displays; saves a PNG when the tests ask
 
 C4 = float(prop4.constant(CONSTANTS, "prop4.c4"))
 for key in prop4.RESULT.constants:

@@ -28,9 +28,6 @@
 # Run time: about 10–15 s on two cores.
 
 # %%
-import os
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import mpmath
 import numpy as np
@@ -38,6 +35,7 @@ import sympy as sp
 from IPython.display import display
 
 from verify import constants as vconst
+from verify import notebook
 from verify.checks import Profile
 from verify.engine import general
 from verify.engine.distribution import WordDistribution
@@ -45,30 +43,13 @@ from verify.results import thm1
 
 sp.init_printing()
 CONSTANTS = vconst.values(vconst.load())  # proofs/constants.toml, as exact fractions
-FIGDIR = os.environ.get("VERIFY_NOTEBOOK_FIGDIR")  # set by the tests: figures go to a temp dir
-
-
-def show(fig, name):
-    """Display a figure; also save it as PNG when FIGDIR is set (never into the repository)."""
-    if FIGDIR:
-        fig.savefig(Path(FIGDIR) / f"thm1_{name}.png", dpi=90, bbox_inches="tight")
-    plt.show()
-
-
+show = notebook.figure_saver("thm1")  # displays; saves a PNG when the tests ask
 CHECKS = {c.id: c for c in thm1.RESULT.checks}
 OUTCOMES = []  # (check id, outcome) of every check run in this notebook
 
 
 def run_check(check_id, options=None):
-    """Run one registered check on its quick-profile cases and print each verdict."""
-    check = CHECKS[check_id]
-    for case in check.cases(Profile.QUICK, CONSTANTS, options or {}):
-        out = check.judge(case, CONSTANTS)
-        OUTCOMES.append((check_id, out))
-        verdict = {True: "PASS", False: "FAIL", None: "undecided"}[out.passed]
-        margin = "" if out.margin is None else f", margin {out.margin:.4g} ({out.margin_kind})"
-        print(f"[{check_id}] {check.step} | {check.evidence.value} | {out.case} | {verdict}{margin}")
-        print(f"    {check.claim}:\n    {out.detail}")
+    OUTCOMES.extend((check_id, o) for o in notebook.run_check(thm1.RESULT, check_id, CONSTANTS, options))
 
 
 DPS = 50  # digits for the inequalities below

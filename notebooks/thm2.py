@@ -30,15 +30,13 @@
 # checks of `verify.results.thm2`. Run time: about 20 s on two cores.
 
 # %%
-import os
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import mpmath
 import sympy as sp
 from IPython.display import display
 
 from verify import constants as vconst
+from verify import notebook
 from verify.checks import Case, Profile
 from verify.engine import symbolic
 from verify.engine.plans import three_phase
@@ -47,15 +45,7 @@ from verify.results import thm2
 
 sp.init_printing()
 CONSTANTS = vconst.values(vconst.load())
-FIGDIR = os.environ.get("VERIFY_NOTEBOOK_FIGDIR")  # set by the tests: figures go to a temp dir
-
-
-def show(fig, name):
-    """Display a figure; also save it as PNG when FIGDIR is set (never into the repository)."""
-    if FIGDIR:
-        fig.savefig(Path(FIGDIR) / f"thm2_{name}.png", dpi=90, bbox_inches="tight")
-    plt.show()
-
+show = notebook.figure_saver("thm2")  # displays; saves a PNG when the tests ask
 
 for key in ("thm2.C", "thm2.eta1_scale", "thm2.T_factor"):
     print(f"{key} = {CONSTANTS[key]}")

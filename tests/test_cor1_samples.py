@@ -152,8 +152,10 @@ def test_plot_writes_png(tmp_path):
     rows = [dict(axis=a, factor=f, scaled=f, d=5, eps=0.5, target=0.4, p=0.5, lo=0.3, hi=0.7)
             for a in ("N1", "N3") for f in (0.5, 1.0)]
     path = tmp_path / "picture.png"
-    cor1_samples.plot_sample_complexity(rows, path)
+    fig = cor1_samples.plot_sample_complexity(rows)
+    fig.savefig(path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(fig.axes) == 2
 
 
 def test_plan_is_equivariant_under_relabelling_the_alphabet():

@@ -255,16 +255,15 @@ def _judge_sweep(case: Case, constants: Constants) -> Outcome:
                    Evidence.NUMERIC, text, margin_kind="difference", values=values)
 
 
-def plot_sample_complexity(rows: Sequence[dict], path) -> None:
-    """Two panels (success vs N1/(d ln d), vs N3 eps/ln d) with CP error bars; writes a PNG.
-    matplotlib is an optional dependency, imported here."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+def plot_sample_complexity(rows: Sequence[dict]):
+    """Two panels (success vs N1/(d ln d), vs N3 eps/ln d) with CP error bars, from
+    :func:`sweep_row` rows; returns the matplotlib figure (matplotlib is an optional
+    dependency, imported here; the caller shows or saves it)."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for ax, axis, label in ((axes[0], "N1", "N1 / (d ln d)"), (axes[1], "N3", "N3 eps / ln d")):
+    for ax, axis in zip(axes, AXES):
+        label = AXES[axis]
         keys = sorted({(r["d"], r["eps"]) for r in rows if r["axis"] == axis})
         for d, eps in keys:
             sel = sorted((r for r in rows if r["axis"] == axis and r["d"] == d and r["eps"] == eps),
@@ -280,8 +279,7 @@ def plot_sample_complexity(rows: Sequence[dict], path) -> None:
         ax.legend(fontsize=7)
     axes[0].set_ylabel("P(L_s <= eps), 95% CP")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    return fig
 
 
 CHECKS = (
