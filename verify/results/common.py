@@ -1,6 +1,7 @@
 """Helpers shared by the result modules: case grids and margins (no mathematics of the paper)."""
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Callable, Mapping, Sequence
 
 import mpmath
@@ -41,6 +42,25 @@ def ratio_outcome(case: Case, value, bound, error, evidence: Evidence = Evidence
             passed = None
     text = detail or f"value {mpmath.nstr(value, 6)} vs bound {mpmath.nstr(bound, 6)}"
     return Outcome(case.label, passed, margin, evidence, text, values=dict(values or {}))
+
+
+def floor_outcome(case: Case, found: float, value, error, bound, detail: str,
+                  values: Mapping[str, float | str] | None = None) -> Outcome:
+    """Judge a searched floor ``>= bound`` (search evidence): ``found`` is the search's float64
+    value, ``value +- error`` its high-precision re-evaluation.  Fails loudly (COUNTEREXAMPLE)
+    when either is below the bound; passes when the whole interval is above it; else undecided.
+    Margin: (value - error)/bound."""
+    with mpmath.workdps(30):
+        value, error = mpmath.mpf(value), mpmath.mpf(error)
+        if isinstance(bound, Fraction):
+            bound = mpmath.mpf(bound.numerator) / bound.denominator
+        bound = mpmath.mpf(bound)
+        if found < bound or value + error < bound:
+            return Outcome(case.label, False, float(value / bound), Evidence.SEARCH,
+                           "COUNTEREXAMPLE: " + detail, values=dict(values or {}))
+        passed = True if value - error >= bound else None
+        return Outcome(case.label, passed, float((value - error) / bound), Evidence.SEARCH, detail,
+                       values=dict(values or {}))
 
 
 def smallest_passing(ok: Callable[[mpmath.mpf], bool], lo, hi, steps: int,

@@ -23,6 +23,7 @@ import numpy as np
 import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from .common import floor_outcome
 
 LOGIT_BOX = 60.0
 
@@ -188,12 +189,8 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"{eff['outputs']} outputs beta~ ({prm['random']} random, {prm['nm_starts']} "
               f"Nelder-Mead runs of {prm['nm_evals']}), {prm['starts']} Adam starts x "
               f"{prm['steps']} steps each, {eff['gradient_calls']} loss+gradient evaluations")
-    values = {"floor": float(val), "evaluations": eff["gradient_calls"]}
-    if res["value"] < float(c1) or val + err < c1m:
-        return Outcome(case.label, False, float(val / c1m), Evidence.SEARCH, "COUNTEREXAMPLE: " + detail,
-                       values=values)
-    passed = True if val - err >= c1m else None
-    return Outcome(case.label, passed, float((val - err) / c1m), Evidence.SEARCH, detail, values=values)
+    return floor_outcome(case, res["value"], val, err, c1, detail,
+                         {"floor": float(val), "evaluations": eff["gradient_calls"]})
 
 
 # ------------------------------------------------ the case beta~_s >= 1, numerically
@@ -229,10 +226,7 @@ def _judge_large(case: Case, constants: Constants) -> Outcome:
     quarter = mpmath.mpf(1) / 4
     detail = (f"beta~ = {_vec(beta)}, s = {s}: smallest L found {val:.6g} (mpmath "
               f"{mpmath.nstr(hp, 10)} +- {mpmath.nstr(err, 2)}) >= 1/4, {calls} evaluations")
-    if val < 0.25 or hp + err < quarter:
-        return Outcome(case.label, False, float(hp / quarter), Evidence.SEARCH, "COUNTEREXAMPLE: " + detail)
-    return Outcome(case.label, True if hp - err >= quarter else None, float((hp - err) / quarter),
-                   Evidence.SEARCH, detail)
+    return floor_outcome(case, val, hp, err, quarter, detail)
 
 
 def _single(profile, constants, options) -> list[Case]:

@@ -24,6 +24,7 @@ import numpy as np
 import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from .common import floor_outcome
 
 # --------------------------------------------------------------------------- search settings
 
@@ -593,13 +594,7 @@ def _judge_large(case: Case, constants: Constants) -> Outcome:
                   f"x{float(value / bm):.4g}; effort: {eff['configs']} beta0 + Nelder-Mead "
                   f"{eff['evals']} evals, {eff['etas']} etas, every target, {eff['solves']} "
                   f"constrained solves")
-        values = {"floor": float(value)}
-        if res["value"] < float(bound) or value + err < bm:
-            return Outcome(case.label, False, float(value / bm), Evidence.SEARCH,
-                           "COUNTEREXAMPLE: " + detail, values=values)
-        passed = True if value - err >= bm else None
-        return Outcome(case.label, passed, float((value - err) / bm), Evidence.SEARCH, detail,
-                       values=values)
+    return floor_outcome(case, res["value"], value, err, bound, detail, {"floor": float(value)})
 
 
 def _floor_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
@@ -634,8 +629,6 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
     res = search_floor(d, prm["seed"], prm["random"], prm["starts"], prm["evals"], prm["n_eta"],
                        prm["adversarial"])
     value, err = reevaluate(d, res["s"], res["beta0"], res["eta"], prm["dps"])
-    c3m = mpmath.mpf(c3.numerator) / c3.denominator
-    lower = value - err
     eff = res["effort"]
     ln = res["learnable"]
     where = (f"beta0 = {res['name']} {_vec(res['beta0'])}, eta = {res['eta']:.4g}, s* = {res['s']}")
@@ -647,12 +640,8 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"{prm['evals']} evals = {eff['F_evaluations']} F-evaluations, {eff['solves']} "
               f"output solves; smallest single-target min_beta L seen = {ln['value']:.3g} "
               f"(s = {ln['s']}, beta0 = {ln['name']}, eta = {ln['eta']:.3g})")
-    values = {"floor": float(value), "evaluations": eff["F_evaluations"]}
-    if res["F"] < float(c3) or value + err < c3m:
-        return Outcome(case.label, False, float(value / c3m), Evidence.SEARCH,
-                       "COUNTEREXAMPLE: " + detail, values=values)
-    passed = True if lower >= c3m else None
-    return Outcome(case.label, passed, float(lower / c3m), Evidence.SEARCH, detail, values=values)
+    return floor_outcome(case, res["F"], value, err, c3, detail,
+                         {"floor": float(value), "evaluations": eff["F_evaluations"]})
 
 
 RESULT = Result(
