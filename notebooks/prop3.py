@@ -99,18 +99,17 @@ print(f"floor(alpha) = max_s = {fl.max():.10f} at s = {int(fl.argmax())}")
 # loss invariant under permutations of the background symbols), so it is enough to minimise the
 # four-scalar reduction. SymPy substitutes the closed-form moments of $\gamma_s$ at $\alpha = 0$
 # (`symbolic.moments_at_zero_attention`: logarithms and a dilogarithm), solves the linear
-# optimality conditions and simplifies. This closed form is **derived here**, not stated in the
-# paper or in `proofs/prop3.md`.
+# optimality conditions and simplifies: `prop3.uniform_floor_closed_form()`. This closed form was
+# derived here, not stated in the paper; the check `prop3.uniform_symbolic` proves from it that
+# the floor never decreases in $d$, so $d = 3$ is the worst case for every $d \ge 3$.
 
 # %%
-mus = symbolic.moments_at_zero_attention(red.order)
-loss_at_zero = loss_sym.subs({symbolic.M[r]: mus[r] for r in range(red.order)})
-beta_opt = sp.solve([sp.diff(loss_at_zero, symbolic.beta_s), sp.diff(loss_at_zero, symbolic.beta_j)],
-                    [symbolic.beta_s, symbolic.beta_j], dict=True)[0]
-floor_zero = sp.simplify(loss_at_zero.subs(beta_opt))
+floor_zero = prop3.uniform_floor_closed_form()
 display(sp.Eq(sp.Symbol("inf_beta L_s(0, beta)"), floor_zero))
 print("limit d -> oo:")
 display(sp.limit(floor_zero, symbolic.d, sp.oo))
+symbolic_outcome = run_check("prop3.uniform_symbolic", {})
+assert all(out.passed for out in symbolic_outcome)
 
 # %% [markdown]
 # The closed form at 50 digits against the engine's value (`prop3.uniform_floor`: the general

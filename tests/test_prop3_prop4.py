@@ -213,3 +213,10 @@ def test_prop4_head_bound_matters():
     case = Case("d=4, H=4", {"d": 4, "H": 4, "seed": 0, "budget": 14, "levels": (10.0,)})
     out = prop4._judge_floor(case, constants(prop4__head_factor=2))
     assert out.passed is False and "s=" in out.detail
+
+
+def test_uniform_floor_closed_form_is_proved_and_fails_when_c2_is_raised():
+    ok = prop3._judge_uniform_symbolic(Case("all d >= 3", {}), constants())
+    assert ok.passed is True and "SymPy: True" in ok.detail
+    assert abs(ok.values["floor_d3"] - 0.139326239778) < 1e-12
+    assert prop3._judge_uniform_symbolic(Case("all d >= 3", {}), constants(prop3__c2="3/20")).passed is False

@@ -28,6 +28,7 @@ from typing import Callable, Mapping
 
 import mpmath
 import numpy as np
+import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine import general
@@ -242,6 +243,53 @@ def uniform_floor(d: int, dps: int = DPS) -> tuple:
     return ev.loss, ev.error["loss"], "four-scalar engine"
 
 
+def uniform_floor_closed_form() -> sp.Expr:
+    """inf_beta L_s(0, beta) as an expression in d: the four-scalar reduction (SymPy, mu family)
+    with the closed-form moments of gamma_s at alpha = 0, minimised over (beta_s, beta_j) (the
+    minimiser is background-symmetric: convex loss, invariant under permuting the background)."""
+    from ..engine import symbolic
+
+    red = symbolic.reduce_symmetric("mu")
+    loss = red.plain(red.loss)
+    mus = symbolic.moments_at_zero_attention(red.order)
+    loss0 = loss.subs({symbolic.M[r]: mus[r] for r in range(red.order)})
+    b = (symbolic.beta_s, symbolic.beta_j)
+    (opt,) = sp.solve([sp.diff(loss0, x) for x in b], b, dict=True)
+    return sp.expand_log(sp.simplify(loss0.subs(opt)), force=True)
+
+
+def _judge_uniform_symbolic(case: Case, constants: Constants) -> Outcome:
+    """For every d >= 3: inf_beta L_s(0, beta) = 1/2 - g(x)/2 with g(x) = (x-1)/(x ln x),
+    x = d - 1, which does not decrease in d (g' has the sign of ln x + 1 - x <= 0), so it is >= its
+    value at d = 3, 1/2 - 1/(4 ln 2); that value is compared with c2 in interval arithmetic
+    (mpmath.iv)."""
+    from ..engine import symbolic
+
+    d = symbolic.d
+    x = sp.Symbol("x", positive=True)
+    floor = uniform_floor_closed_form()
+    g = (x - 1) / (x * sp.log(x))
+    same = sp.simplify(floor - (sp.Rational(1, 2) - g.subs(x, d - 1) / 2)) == 0
+    num, den = sp.fraction(sp.together(sp.diff(g, x)))
+    sign_ok = sp.simplify(num - (sp.log(x) + 1 - x)) == 0 and sp.simplify(den - (x * sp.log(x)) ** 2) == 0
+    k = x - 1 - sp.log(x)  # k(1) = 0, k' = 1 - 1/x >= 0 on x >= 1: ln x <= x - 1
+    log_ok = k.subs(x, 1) == 0 and sp.simplify(sp.diff(k, x) - (1 - 1 / x)) == 0
+    c2 = constants["prop3.c2"]
+    at3 = mpmath.iv.mpf(1) / 2 - 1 / (4 * mpmath.iv.log(2))
+    c2iv = mpmath.iv.mpf(c2.numerator) / c2.denominator
+    proved = same and sign_ok and log_ok
+    holds = bool(at3.a >= c2iv.b)
+    fails = bool(at3.b < c2iv.a)
+    detail = (f"inf_beta L_s(0, beta) = {sp.sstr(floor)} = 1/2 - (d-2)/(2(d-1) ln(d-1)) "
+              f"(SymPy: {same}); non-decreasing in d (derivative sign ln x + 1 - x <= 0: "
+              f"{sign_ok and log_ok}); at d = 3: 1/2 - 1/(4 ln 2) in [{float(at3.a):.15g}, "
+              f"{float(at3.b):.15g}] (interval arithmetic) vs c2 = {c2}")
+    passed = (proved and holds) if (holds or fails) else None
+    mid = float(at3.mid.a)
+    return Outcome(case.label, passed, mid / float(c2), Evidence.SYMBOLIC, detail,
+                   values={"floor_d3": mid})
+
+
 def lower_outcome(case: Case, value, lower, upper, bound, evidence: Evidence, detail: str,
                   values: Mapping[str, float | str] | None = None) -> Outcome:
     """Judge ``value >= bound`` given an enclosure [lower, upper]: pass if lower >= bound, fail if
@@ -299,9 +347,28 @@ def _judge_uniform(case: Case, constants: Constants) -> Outcome:
     if d <= GENERAL_MAX_D:
         fl = float(floors_float(d, np.zeros(d), general.FLOAT_STEP).max())
         extra = f"; float64 path {fl:.12f} (difference {abs(fl - float(value)):.1e})"
+    with mpmath.workdps(DPS + 10):
+        closed = _closed_form_at(d)
+        gap = abs(closed - value)
     detail = (f"inf_beta L_s(0, beta) = {mpmath.nstr(value, 12)} +- {mpmath.nstr(err, 2)} "
-              f"({route}, {DPS} digits){extra}; vs c2 = {mpmath.nstr(c2, 6)}")
+              f"({route}, {DPS} digits){extra}; closed form (uniform_floor_closed_form) differs "
+              f"by {mpmath.nstr(gap, 2)}; vs c2 = {mpmath.nstr(c2, 6)}")
+    if gap > err + mpmath.mpf(10) ** (-DPS + 2):
+        return Outcome(case.label, False, None, Evidence.NUMERIC,
+                       "ROUTES DISAGREE (engine vs closed form): " + detail)
     return lower_outcome(case, value, value - err, value + err, c2, Evidence.NUMERIC, detail)
+
+
+@lru_cache(maxsize=1)
+def _closed_form_function():
+    from ..engine import symbolic
+
+    return sp.lambdify(symbolic.d, uniform_floor_closed_form(), "mpmath")
+
+
+def _closed_form_at(d: int) -> mpmath.mpf:
+    """:func:`uniform_floor_closed_form` at d, at the working precision."""
+    return _closed_form_function()(mpmath.mpf(d))
 
 
 RESULT = Result(
@@ -315,6 +382,10 @@ RESULT = Result(
         Check("prop3.uniform", "Proposition 3 (alpha = 0)",
               "max_s inf_beta L_s(0, beta) >= c2 (values for d = 3 .. 10^6)",
               Evidence.NUMERIC, _uniform_cases, _judge_uniform, reconstructed=True),
+        Check("prop3.uniform_symbolic", "Proposition 3 (alpha = 0, all d)",
+              "max_s inf_beta L_s(0, beta) = 1/2 - (d-2)/(2(d-1) ln(d-1)) >= 1/2 - 1/(4 ln 2) >= c2 "
+              "for every d >= 3", Evidence.SYMBOLIC,
+              lambda p, c, o: [Case("all d >= 3", {})], _judge_uniform_symbolic, reconstructed=True),
         Check("prop3.floor", "Proposition 3",
               "min over searched alpha of max_s inf_beta L_s(alpha, beta) >= c2",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
