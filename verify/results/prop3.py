@@ -348,7 +348,7 @@ def _judge_uniform(case: Case, constants: Constants) -> Outcome:
         fl = float(floors_float(d, np.zeros(d), general.FLOAT_STEP).max())
         extra = f"; float64 path {fl:.12f} (difference {abs(fl - float(value)):.1e})"
     with mpmath.workdps(DPS + 10):
-        closed = _closed_form_at(d)
+        closed = uniform_floor_exact(d)
         gap = abs(closed - value)
     detail = (f"inf_beta L_s(0, beta) = {mpmath.nstr(value, 12)} +- {mpmath.nstr(err, 2)} "
               f"({route}, {DPS} digits){extra}; closed form (uniform_floor_closed_form) differs "
@@ -366,7 +366,7 @@ def _closed_form_function():
     return sp.lambdify(symbolic.d, uniform_floor_closed_form(), "mpmath")
 
 
-def _closed_form_at(d: int) -> mpmath.mpf:
+def uniform_floor_exact(d: int) -> mpmath.mpf:
     """:func:`uniform_floor_closed_form` at d, at the working precision."""
     return _closed_form_function()(mpmath.mpf(d))
 
