@@ -46,9 +46,9 @@ def _eps(constants: Constants) -> float:
 
 def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
     ds = options.get("d") or D_GRID[profile]
-    eps = _eps(constants)
-    return [Case(f"d={int(d)}, eps={eps:g}", {"d": int(d), "eps": eps, "profile": profile.value})
-            for d in ds if int(d) >= MIN_D]
+    epss = options.get("eps") or [_eps(constants)]
+    return [Case(f"d={int(d)}, eps={eps:g}", {"d": int(d), "eps": float(eps), "profile": profile.value})
+            for d in ds if int(d) >= MIN_D for eps in epss]
 
 
 def _judge(case: Case, constants: Constants) -> Outcome:
