@@ -42,6 +42,8 @@ def test_eval_json_matches_enumeration(capsys):
     (["check", "prop1.bound", "--set", "nope=1"], "unknown constant"),
     (["check", "prop1.bound", "--set", "prop1.attention_constant=abc"], "not an exact number"),
     (["all", "--output", "/no/such/dir/report.md"], "no such directory"),
+    (["check", "prop1.bound", "--output", "/no/such/dir/report.md"], "no such directory"),
+    (["all", "--journal", "/no/such/dir/run.jsonl"], "no such directory"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
     code, out, err = run(capsys, *argv)

@@ -22,6 +22,7 @@ from .checks import Profile
 from .engine.plans import three_phase
 from .engine.symbolic import GRAD_KEYS
 from .engine.symmetric import SymmetricPoint, evaluate
+from .journal import Journal, JournalError, run_key
 from .results import REGISTRY
 
 REPORT_PATH = Path(__file__).resolve().parent.parent / "REPORT.md"
@@ -158,11 +159,12 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
         raise UsageError(f"unknown result or check: {exc.args[0]} (see `verify list`)") from None
     checked = [r for r in results if r.checked]
     pending = [r for r in results if not r.checked]
+    journal = _open_journal(args, consts, options)
     with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("cases", total=None)
         reports = runner.run(checked, constants_mod.values(consts), profile, options,
-                             workers=args.workers, check_ids=ids,
+                             workers=args.workers, check_ids=ids, journal=journal,
                              progress=lambda done, total: bar.update(task, completed=done, total=total))
     console.print(report.terminal_table(reports, pending))
     for table in report.exhibit_tables(results, reports):
@@ -171,21 +173,38 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
         console.print(f"[red]{line}[/]", highlight=False)
     if args.json:
         Path(args.json).write_text(report.json_report(reports, results, consts, profile))
-    if getattr(args, "write_report", False):
-        path = Path(args.output) if args.output else REPORT_PATH
-        path.write_text(report.markdown(reports, results, consts, profile))
+    path = Path(args.output) if args.output else (REPORT_PATH if ids is None else None)
+    if path is not None:
+        command = "verify all" if ids is None else f"verify check {' '.join(ids)}"
+        path.write_text(report.markdown(reports, results, consts, profile, command))
         console.print(f"wrote {path}")
     return report.exit_code(reports)
 
 
+def _open_journal(args: argparse.Namespace, consts: dict, options: dict) -> Journal | None:
+    if not args.journal:
+        return None
+    key = run_key(args.profile, {k: c.text for k, c in consts.items()}, options)
+    try:
+        return Journal(Path(args.journal), key)
+    except JournalError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    for flag in ("output", "json", "journal"):
+        value = getattr(args, flag)
+        if value and not Path(value).resolve().parent.is_dir():
+            raise UsageError(f"--{flag}: no such directory: {Path(value).parent}")
+
+
 def _cmd_all(args: argparse.Namespace, console: Console) -> int:
-    if args.output and not Path(args.output).resolve().parent.is_dir():
-        raise UsageError(f"--output: no such directory: {Path(args.output).parent}")
-    args.write_report = True
+    _check_paths(args)
     return _run_checks(args, console, None, {})
 
 
 def _cmd_check(args: argparse.Namespace, console: Console) -> int:
+    _check_paths(args)
     options = {"d": args.d, "eps": args.eps}
     return _run_checks(args, console, [args.id], {k: v for k, v in options.items() if v})
 
@@ -246,6 +265,10 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override one constant")
     p.add_argument("--workers", type=int, default=1, help="processes to spread the cases over")
     p.add_argument("--json", metavar="PATH", help="also write a machine-readable report")
+    p.add_argument("--journal", metavar="PATH",
+                   help="record each finished case in PATH and resume from it: a stopped run "
+                        "keeps its outcomes (the journal must come from the same profile, "
+                        "constants and options)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -269,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     ch.add_argument("id", help="result id (prop1) or check id (prop1.bound)")
     ch.add_argument("--d", type=d_range, help="values of d: N, A-B or a comma list")
     ch.add_argument("--eps", type=eps_list, help="comma list of eps in (0, 1)")
+    ch.add_argument("--output", metavar="PATH", help="also write a markdown report of these checks")
     _add_run_options(ch)
     ch.set_defaults(handler=_cmd_check)
 
@@ -299,7 +323,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"verify: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("verify: interrupted", file=sys.stderr)
+        print("verify: interrupted (with --journal, the finished cases are kept: run the same "
+              "command again to resume)", file=sys.stderr)
         return 130
 
 

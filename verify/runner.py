@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
 from .checks import Case, Check, Constants, Outcome, Profile, Result
+from .journal import Journal
 from .results import REGISTRY
 
 
@@ -48,7 +49,7 @@ class CheckReport:
         return min(self.outcomes, key=key, default=None)
 
 
-def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, Outcome, float]]:
+def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, str, Outcome, float]]:
     """Judge several checks of one result on one case in one process, so that work they share
     (a training plan, a moment set) is computed once and reused through the engine's caches."""
     result_id, items, constants = group
@@ -59,7 +60,7 @@ def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tup
     for check_id, case in items:
         start = time.perf_counter()
         outcome = checks[check_id].judge(case, constants)
-        out.append((check_id, outcome, time.perf_counter() - start))
+        out.append((check_id, case.label, outcome, time.perf_counter() - start))
     return out
 
 
@@ -77,20 +78,32 @@ def select(ids: Sequence[str] | None = None) -> list[Result]:
 def run(results: Iterable[Result], constants: Constants, profile: Profile,
         options: Mapping[str, object] | None = None, workers: int = 1,
         check_ids: Sequence[str] | None = None,
-        progress: Callable[[int, int], None] | None = None) -> list[CheckReport]:
-    """Judge every case of every check; ``progress(done, total)`` is called as cases finish."""
+        progress: Callable[[int, int], None] | None = None,
+        journal: Journal | None = None) -> list[CheckReport]:
+    """Judge every case of every check; ``progress(done, total)`` is called as cases finish.
+    With a ``journal``, cases it already holds are taken from it and each new outcome is
+    recorded in it as soon as it is judged.  Outcomes are listed in each check's case order."""
     options = options or {}
     reports: dict[str, CheckReport] = {}
+    order: dict[tuple[str, str], int] = {}
     groups: dict[tuple[str, str], list[tuple[str, Case]]] = {}
+    recorded = journal.done if journal else {}
     for result in results:
         for check in result.checks:
             if check_ids and check.id not in check_ids and result.id not in check_ids:
                 continue
             reports[check.id] = CheckReport(result, check)
-            for case in check.cases(profile, constants, options):
-                groups.setdefault((result.id, case.label), []).append((check.id, case))
+            for index, case in enumerate(check.cases(profile, constants, options)):
+                order[(check.id, case.label)] = index
+                if (check.id, case.label) in recorded:
+                    outcome, secs = recorded[(check.id, case.label)]
+                    reports[check.id].outcomes.append(outcome)
+                    reports[check.id].seconds += secs
+                else:
+                    groups.setdefault((result.id, case.label), []).append((check.id, case))
     tasks = [(rid, items, dict(constants)) for (rid, _), items in groups.items()]
-    total, done = sum(len(items) for _, items, _ in tasks), 0
+    done = sum(len(rep.outcomes) for rep in reports.values())
+    total = done + sum(len(items) for _, items, _ in tasks)
     if progress:
         progress(0, total)
     if workers > 1:
@@ -100,7 +113,9 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
         pool, stream = None, map(_run_group, tasks)
     try:
         for finished in stream:
-            for check_id, outcome, secs in finished:
+            for check_id, label, outcome, secs in finished:
+                if journal:
+                    journal.record(check_id, label, outcome, secs)
                 reports[check_id].outcomes.append(outcome)
                 reports[check_id].seconds += secs
             done += len(finished)
@@ -109,4 +124,6 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+    for check_id, rep in reports.items():
+        rep.outcomes.sort(key=lambda o: order[(check_id, o.case)])
     return list(reports.values())

@@ -1,0 +1,70 @@
+"""The run journal: outcomes survive a stopped run, are reused on resume, and are never mixed
+across runs with other settings."""
+import json
+
+import pytest
+
+from verify.checks import Evidence, Outcome
+from verify.cli import main
+from verify.journal import Journal, JournalError, outcome_from_record, outcome_record, run_key
+
+KEY = run_key("quick", {"prop3.c2": "1/10"}, {})
+
+
+def test_record_round_trip_keeps_every_field():
+    outcome = Outcome("d=3", None, float("inf"), Evidence.SEARCH, "detail", "difference",
+                      {"floor": 0.25, "worst": "s=2"})
+    where, back, seconds = outcome_from_record(outcome_record("prop3.floor", "d=3", outcome, 1.5))
+    assert where == ("prop3.floor", "d=3") and back == outcome and seconds == 1.5
+
+
+def test_resume_reads_records_and_drops_a_cut_last_line(tmp_path):
+    path = tmp_path / "j.jsonl"
+    journal = Journal(path, KEY)
+    journal.record("prop3.uniform", "d=3", Outcome("d=3", True, 2.0, Evidence.NUMERIC), 0.1)
+    with path.open("a") as handle:
+        handle.write('{"check": "prop3.unif')  # the run was stopped mid-write
+    resumed = Journal(path, KEY)
+    assert set(resumed.done) == {("prop3.uniform", "d=3")}
+    resumed.record("prop3.floor", "d=4", Outcome("d=4", False, 0.5, Evidence.SEARCH), 0.2)
+    assert set(Journal(path, KEY).done) == {("prop3.uniform", "d=3"), ("prop3.floor", "d=4")}
+
+
+def test_other_settings_or_garbage_are_refused(tmp_path):
+    path = tmp_path / "j.jsonl"
+    Journal(path, KEY)
+    with pytest.raises(JournalError, match="another profile"):
+        Journal(path, run_key("full", {"prop3.c2": "1/10"}, {}))
+    with pytest.raises(JournalError, match="another profile"):
+        Journal(path, run_key("quick", {"prop3.c2": "1/5"}, {}))
+    other = tmp_path / "notes.txt"
+    other.write_text("hello\n")
+    with pytest.raises(JournalError, match="not a verify journal"):
+        Journal(other, KEY)
+
+
+def test_cli_takes_finished_cases_from_the_journal(capsys, tmp_path):
+    journal, report = tmp_path / "j.jsonl", tmp_path / "r.json"
+    assert main(["check", "prop3.uniform", "--profile", "quick", "--journal", str(journal),
+                 "--json", str(report)]) == 0
+    first = json.loads(report.read_text())
+    lines = journal.read_text().splitlines()
+    assert len(lines) == 2  # the key and the one case
+    # Plant a different verdict for that case: a resumed run must take it, not recompute.
+    record = json.loads(lines[1])
+    record["outcome"].update(passed=False, detail="planted in the journal")
+    journal.write_text(lines[0] + "\n" + json.dumps(record) + "\n")
+    assert main(["check", "prop3.uniform", "--profile", "quick", "--journal", str(journal),
+                 "--json", str(report), "--output", str(tmp_path / "r.md")]) == 1
+    second = json.loads(report.read_text())
+    assert second["checks"][0]["outcomes"][0]["detail"] == "planted in the journal"
+    assert first["checks"][0]["outcomes"][0]["passed"] is True
+    assert "`verify check prop3.uniform`" in (tmp_path / "r.md").read_text()
+
+
+def test_cli_refuses_a_journal_of_another_run(capsys, tmp_path):
+    journal = tmp_path / "j.jsonl"
+    Journal(journal, run_key("full", {}, {}))
+    code = main(["check", "prop3.uniform", "--profile", "quick", "--journal", str(journal)])
+    err = capsys.readouterr().err
+    assert code == 2 and "another profile" in err and len(err.strip().splitlines()) == 1

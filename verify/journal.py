@@ -1,0 +1,75 @@
+"""A run's journal: every finished case written as one JSON line the moment it is judged, so that a
+long run (the full profile takes over an hour) that is stopped keeps what it has computed and
+resumes where it stopped.  Knows nothing of any particular result.
+
+The first line holds the run's *key* (profile, constants, options); a journal written under a
+different key is refused rather than mixed into this run.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Mapping
+
+from .checks import Evidence, Outcome
+
+
+class JournalError(Exception):
+    """The journal cannot be used for this run (other key, unreadable line)."""
+
+
+def run_key(profile: str, constants: Mapping[str, str], options: Mapping[str, object]) -> dict:
+    """What must agree for two runs' cases to be interchangeable."""
+    return {"profile": profile, "constants": dict(sorted(constants.items())),
+            "options": {k: options[k] for k in sorted(options)}}
+
+
+def outcome_record(check_id: str, label: str, outcome: Outcome, seconds: float) -> str:
+    data = asdict(outcome)
+    data["evidence"] = outcome.evidence.value
+    return json.dumps({"check": check_id, "case": label, "seconds": seconds, "outcome": data})
+
+
+def outcome_from_record(line: str) -> tuple[tuple[str, str], Outcome, float]:
+    record = json.loads(line)
+    data = dict(record["outcome"])
+    data["evidence"] = Evidence(data["evidence"])
+    return (record["check"], record["case"]), Outcome(**data), float(record["seconds"])
+
+
+class Journal:
+    """Append-only record of finished cases, keyed by (check id, case label).  Opening an
+    existing journal resumes it (a last line cut short by a stop is dropped)."""
+
+    def __init__(self, path: Path, key: dict) -> None:
+        self.path = path
+        self.done: dict[tuple[str, str], tuple[Outcome, float]] = {}
+        if path.exists() and path.stat().st_size > 0:
+            self._load(key)
+        else:
+            path.write_text(json.dumps({"key": key}) + "\n")
+
+    def _load(self, key: dict) -> None:
+        lines = self.path.read_text().splitlines()
+        try:
+            stored = json.loads(lines[0]).get("key")
+        except (json.JSONDecodeError, AttributeError):
+            raise JournalError(f"{self.path}: not a verify journal") from None
+        if stored != key:
+            raise JournalError(f"{self.path} was written by a run with another profile, constants "
+                               "or options; remove it or choose another journal")
+        for number, line in enumerate(lines[1:], start=2):
+            try:
+                where, outcome, seconds = outcome_from_record(line)
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                if number == len(lines):  # a run stopped while writing its last line
+                    self.path.write_text("\n".join(lines[:-1]) + "\n")
+                    break
+                raise JournalError(f"{self.path}, line {number}: unreadable record") from None
+            self.done[where] = (outcome, seconds)
+
+    def record(self, check_id: str, label: str, outcome: Outcome, seconds: float) -> None:
+        with self.path.open("a") as handle:
+            handle.write(outcome_record(check_id, label, outcome, seconds) + "\n")
+        self.done[(check_id, label)] = (outcome, seconds)
