@@ -6,7 +6,8 @@ import pytest
 
 from verify.checks import Evidence, Outcome
 from verify.cli import main
-from verify.journal import Journal, JournalError, outcome_from_record, outcome_record, run_key
+from verify.journal import (Journal, JournalError, code_fingerprint, outcome_from_record,
+                            outcome_record, run_key)
 
 KEY = run_key("quick", {"prop3.c2": "1/10"}, {})
 
@@ -68,3 +69,18 @@ def test_cli_refuses_a_journal_of_another_run(capsys, tmp_path):
     code = main(["check", "prop3.uniform", "--profile", "quick", "--journal", str(journal)])
     err = capsys.readouterr().err
     assert code == 2 and "another profile" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_change_to_the_computing_code_invalidates_the_journal(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "engine").mkdir(parents=True)
+    (package / "results").mkdir()
+    (package / "checks.py").write_text("A = 1\n")
+    (package / "engine" / "model.py").write_text("B = 2\n")
+    before = code_fingerprint(package)
+    (package / "engine" / "model.py").write_text("B = 3\n")
+    assert code_fingerprint(package) != before
+    path = tmp_path / "j.jsonl"
+    Journal(path, run_key("quick", {}, {}, code=before))
+    with pytest.raises(JournalError, match="code"):
+        Journal(path, run_key("quick", {}, {}, code=code_fingerprint(package)))

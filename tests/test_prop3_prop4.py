@@ -161,8 +161,34 @@ def test_trust_region_mpmath_agrees():
     alpha = [0.5, 0.0, -1.0, 2.0]
     M, P = general.target_moments_float(d, np.array(alpha))
     _, _, vals = prop4.trust_region(M, 2 * P, R)
-    value, err = prop4.confirm_single_head_mp(d, 1, alpha, R)
+    value, err = prop4.confirm_mp(d, 1, alpha, 1, R, prop4.DPS)
     assert abs(float(value) - (1 + vals[1])) < 1e-11 and err < 1e-15
+
+
+def test_two_head_floor_in_mpmath_agrees_with_float64():
+    d, H, R = 3, 2, 3 ** 0.25
+    x = np.array([0.3, -1.2, 0.7, 1.0, 0.5, -0.8])
+    fl = prop4.floors(d, H, x, R, prop4.CONFIRM_STEPS)
+    value, err = prop4.confirm_mp(d, 1, x, H, R, 10)
+    assert abs(float(value) - fl[1]) < 1e-9 and err < 1e-9
+    assert abs(float(value) - fl[0]) > 1e-3  # the targets' floors differ: the test can tell
+
+
+def test_two_head_case_uses_the_mpmath_route_and_a_disagreement_is_undecided(monkeypatch):
+    case = Case("d=4, H=2", {"d": 4, "H": 2, "seed": 0, "budget": 14, "levels": (10.0,),
+                             "mpmath": True})
+    seen = []
+
+    def agree(d, s, x, H, R, dps):  # stands in for the mpmath route: returns the float value
+        seen.append((d, H, dps))
+        return mpmath.mpf(float(prop4.floors(d, H, x, R, prop4.CONFIRM_STEPS)[s])), mpmath.mpf(1e-14)
+
+    monkeypatch.setattr(prop4, "confirm_mp", agree)
+    out = prop4._judge_floor(case, constants())
+    assert out.passed is True and seen == [(4, 2, prop4.HEADS_DPS)]
+    assert f"mpmath {prop4.HEADS_DPS} digits" in out.detail
+    monkeypatch.setattr(prop4, "confirm_mp", lambda *a: (agree(*a)[0] + 1e-3, mpmath.mpf(1e-14)))
+    assert prop4._judge_floor(case, constants()).passed is None
 
 
 def test_prop4_heads_system_is_consistent():

@@ -2,11 +2,13 @@
 long run (the full profile takes over an hour) that is stopped keeps what it has computed and
 resumes where it stopped.  Knows nothing of any particular result.
 
-The first line holds the run's *key* (profile, constants, options); a journal written under a
-different key is refused rather than mixed into this run.
+The first line holds the run's *key* (profile, constants, options and a fingerprint of the code
+that computes outcomes); a journal written under a different key is refused rather than mixed
+into this run, so a journal never mixes outcomes of two versions of a check.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -19,10 +21,26 @@ class JournalError(Exception):
     """The journal cannot be used for this run (other key, unreadable line)."""
 
 
-def run_key(profile: str, constants: Mapping[str, str], options: Mapping[str, object]) -> dict:
+PACKAGE = Path(__file__).resolve().parent
+COMPUTING = ("checks.py", "engine", "results")  # what outcomes depend on (not the presentation)
+
+
+def code_fingerprint(root: Path = PACKAGE) -> str:
+    """SHA-256 over the sources that compute outcomes."""
+    digest = hashlib.sha256()
+    for name in COMPUTING:
+        files = [root / name] if name.endswith(".py") else sorted((root / name).rglob("*.py"))
+        for f in files:
+            digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def run_key(profile: str, constants: Mapping[str, str], options: Mapping[str, object],
+            code: str | None = None) -> dict:
     """What must agree for two runs' cases to be interchangeable."""
     return {"profile": profile, "constants": dict(sorted(constants.items())),
-            "options": {k: options[k] for k in sorted(options)}}
+            "options": {k: options[k] for k in sorted(options)},
+            "code": code if code is not None else code_fingerprint()}
 
 
 def outcome_record(check_id: str, label: str, outcome: Outcome, seconds: float) -> str:
@@ -57,8 +75,8 @@ class Journal:
         except (json.JSONDecodeError, AttributeError):
             raise JournalError(f"{self.path}: not a verify journal") from None
         if stored != key:
-            raise JournalError(f"{self.path} was written by a run with another profile, constants "
-                               "or options; remove it or choose another journal")
+            raise JournalError(f"{self.path} was written by a run with another profile, constants, "
+                               "options or code; remove it or choose another journal")
         for number, line in enumerate(lines[1:], start=2):
             try:
                 where, outcome, seconds = outcome_from_record(line)

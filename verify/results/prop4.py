@@ -18,10 +18,13 @@ Numbers.  Searches run on the float64 path (:func:`verify.engine.general.head_mo
 the cross-head blocks, at coarse steps ``SEARCH_STEPS``); the worst attention found is recomputed
 at the engine's default steps, and its floor carries the bound
 |delta floor| <= 1/2 ||dQ||_F R^2 + 2 ||dm|| R from the quadrature error estimates (the value of a
-quadratic over the ball moves by at most the sup of the perturbation over the ball).  For H = 1
-the floor is confirmed with the mpmath engine (:func:`verify.engine.general.moments` at ``DPS``
-digits, trust region solved in mpmath).  The mpmath cross-head blocks (a nested integral) take
-minutes already at d = 10, so for H >= 2 the reported floor is the float64 value with that bound.
+quadratic over the ball moves by at most the sup of the perturbation over the ball).  The floor
+of the worst attention found is then recomputed with the mpmath engine and the trust region solved
+in mpmath: for H = 1 with :func:`verify.engine.general.moments` at ``DPS`` digits up to
+``MP_MAX_D``; for H >= 2 with :func:`verify.engine.general.head_moments` (cross-head blocks by the
+nested integral, about 8 s per pair of heads at d = 4 and a minute at d = 9) at ``HEADS_DPS``
+digits up to ``MP_HEADS_MAX_D[profile]``.  Beyond those d the reported floor is the float64 value
+with the bound above.
 """
 from __future__ import annotations
 
@@ -47,6 +50,8 @@ BUDGET = {Profile.QUICK: 12, Profile.DEFAULT: 300, Profile.FULL: 1500}  # floor 
 SECONDS = {Profile.QUICK: 0.5, Profile.DEFAULT: 5.0, Profile.FULL: 60.0}  # search time (H >= 2)
 PAIR_SECONDS = 0.05  # float64 cross-head block at d <= 9, coarse steps (measured)
 MP_MAX_D = 10  # H = 1 floors confirmed with the mpmath engine up to this d
+HEADS_DPS = 15
+MP_HEADS_MAX_D = {Profile.QUICK: 0, Profile.DEFAULT: 4, Profile.FULL: 9}  # the same for H >= 2
 QUICK_HEADS = (1, 3)
 LEVELS = {Profile.QUICK: (10.0,), Profile.DEFAULT: (1.0, 3.0, 10.0, 30.0), Profile.FULL: (1.0, 3.0, 10.0, 30.0)}
 
@@ -171,15 +176,17 @@ def trust_region_mp(M: mpmath.matrix, g: list, R) -> tuple:
     return value, mu, norm(mu)
 
 
-def confirm_single_head_mp(d: int, s: int, alpha, R: float, dps: int = DPS) -> tuple:
-    """(value, error) of the H = 1 floor at target s from the mpmath engine."""
-    mom = general.moments(d, s, [repr(float(a)) for a in alpha], dps)
+def confirm_mp(d: int, s: int, x, H: int, R: float, dps: int) -> tuple:
+    """(value, error) of the floor at target s for the H heads stacked in ``x``, from the mpmath
+    engine (for H >= 2 the cross-head blocks come from the nested integral)."""
+    heads = [[repr(float(a)) for a in row] for row in np.reshape(x, (H, d))]
+    mom = general.head_moments(d, s, heads, dps)
     with mpmath.workdps(dps + 10):
         Rm = mpmath.mpf(repr(R))
-        g = [2 * x for x in mom.mean_positive]
+        g = [2 * v for v in mom.mean_positive]
         value, _, _ = trust_region_mp(mom.second, g, Rm)
-        eQ = mpmath.sqrt(mpmath.fsum(x**2 for x in mom.errors["second"]))
-        em = mpmath.sqrt(mpmath.fsum(x**2 for x in mom.errors["mean_positive"]))
+        eQ = mpmath.sqrt(mpmath.fsum(v**2 for v in mom.errors["second"]))
+        em = mpmath.sqrt(mpmath.fsum(v**2 for v in mom.errors["mean_positive"]))
         return 1 + value, eQ * Rm**2 / 2 + 2 * em * Rm
 
 
@@ -243,7 +250,8 @@ def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Cas
         for H in Hs:
             out.append(Case(f"d={d}, H={H}, seed=0",
                             {"d": d, "H": H, "seed": 0, "budget": budget_for(profile, d, H),
-                             "levels": LEVELS[profile]}))
+                             "levels": LEVELS[profile],
+                             "mpmath": d <= (MP_MAX_D if H == 1 else MP_HEADS_MAX_D[profile])}))
     return out
 
 
@@ -258,9 +266,14 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
     s = int(np.argmax(fl))
     err = float(floor_error(eQ, eP, R)[s])
     value, route = fl[s], f"float64 at steps {CONFIRM_STEPS}, error bound {err:.1e}"
-    if H == 1 and d <= MP_MAX_D:
-        mv, me = confirm_single_head_mp(d, s, res.x, R)
-        route = (f"mpmath {DPS} digits (error {mpmath.nstr(me, 2)}; float64 {fl[s]:.10f})")
+    if case.params.get("mpmath", False):
+        dps = DPS if H == 1 else HEADS_DPS
+        mv, me = confirm_mp(d, s, res.x, H, R, dps)
+        if abs(mv - fl[s]) > me + err:  # two routes that disagree beyond their error bounds
+            return Outcome(case.label, None, None, Evidence.SEARCH,
+                           f"float64 floor {fl[s]:.12f} +- {err:.1e} and mpmath floor "
+                           f"{mpmath.nstr(mv, 12)} +- {mpmath.nstr(me, 2)} disagree at s={s}")
+        route = (f"mpmath {dps} digits (error {mpmath.nstr(me, 2)}; float64 {fl[s]:.10f})")
         value, err = mv, me
     with mpmath.workdps(30):
         value = mpmath.mpf(value)
