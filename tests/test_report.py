@@ -51,3 +51,21 @@ def test_exhibit_is_drawn_from_its_check_outcomes():
     assert data["checks"][0]["outcomes"][0]["values"] == {"d": 3, "v": 0.123456}
     assert len(exhibit_tables([result], [rep])) == 1
     assert exhibit_tables([result], []) == []  # the check did not run: no exhibit
+
+
+def test_default_report_links_the_recorded_full_report(tmp_path, monkeypatch):
+    import verify.cli as cli
+    from verify.checks import Profile
+    from verify.constants import load
+    from verify.report import markdown
+
+    monkeypatch.setattr(cli, "REPORT_PATH", tmp_path / "REPORT.md")
+    assert cli._see_also(tmp_path / "REPORT.md", Profile.DEFAULT) == []  # no full report yet
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "full.md").write_text("# Theorem report\n")
+    lines = cli._see_also(tmp_path / "REPORT.md", Profile.DEFAULT)
+    assert len(lines) == 1 and "[reports/full.md](reports/full.md)" in lines[0]
+    assert cli._see_also(tmp_path / "REPORT.md", Profile.FULL) == []
+    assert cli._see_also(tmp_path / "other.md", Profile.DEFAULT) == []
+    text = markdown([], [], load(), Profile.DEFAULT, see_also=lines)
+    assert lines[0] in text.split("## Discrepancies")[0]

@@ -26,6 +26,7 @@ from .journal import Journal, JournalError, run_key
 from .results import REGISTRY
 
 REPORT_PATH = Path(__file__).resolve().parent.parent / "REPORT.md"
+FULL_REPORT = Path("reports") / "full.md"  # relative to the project's root
 
 EXIT_USAGE = 2
 
@@ -176,9 +177,21 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
     path = Path(args.output) if args.output else (REPORT_PATH if ids is None else None)
     if path is not None:
         command = "verify all" if ids is None else f"verify check {' '.join(ids)}"
-        path.write_text(report.markdown(reports, results, consts, profile, command))
+        path.write_text(report.markdown(reports, results, consts, profile, command,
+                                        _see_also(path, profile)))
         console.print(f"wrote {path}")
     return report.exit_code(reports)
+
+
+def _see_also(path: Path, profile: Profile) -> list[str]:
+    """The default report links the recorded full-profile report when it sits beside it."""
+    full = REPORT_PATH.parent / FULL_REPORT
+    if path.resolve() != REPORT_PATH or profile is Profile.FULL or not full.exists():
+        return []
+    return [f"The full profile (wider ranges of d and eps, longer searches, larger samples; over an "
+            f"hour) has its own report: [{FULL_REPORT.as_posix()}]({FULL_REPORT.as_posix()}), written by "
+            f"`verify all --profile full --workers 2 --journal reports/full.jsonl --output "
+            f"{FULL_REPORT.as_posix()}`."]
 
 
 def _open_journal(args: argparse.Namespace, consts: dict, options: dict) -> Journal | None:

@@ -113,7 +113,9 @@ def failures_text(reports: Sequence[CheckReport]) -> list[str]:
 
 
 def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
-             constants: Mapping[str, Constant], profile: Profile, command: str = "verify all") -> str:
+             constants: Mapping[str, Constant], profile: Profile, command: str = "verify all",
+             see_also: Sequence[str] = ()) -> str:
+    """The markdown report; ``see_also`` lines (links to companion reports) follow the header."""
     by_result: dict[str, list[dict]] = {}
     for row in rows(reports):
         by_result.setdefault(row["result"], []).append(row)
@@ -129,6 +131,7 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
         "`+D` means the bound exceeds the value by D. Checks marked † test a reconstructed "
         "statement or constant (see the linked document).",
         "",
+        *(line for text in see_also for line in (text, "")),
     ]
     for result in results:
         lines.append(f"## {result.name} (`{result.id}`)")
