@@ -365,3 +365,17 @@ def test_heads_identical_heads_and_one_head():
     beta = ["1.5", "0.2", "-0.3"]
     assert abs(G.heads_loss(d, s, [ALPHAS[0]], [beta], moments_=hm)
                - G.loss(d, s, ALPHAS[0], beta, 15)[0]) < mpmath.mpf(10) ** -14
+
+
+def test_heads_cross_block_error_stays_small_for_spread_logits():
+    """Heads that put e^-20 on some symbols: the inner integrals are large where the mixture is
+    small, so their errors are propagated relatively (the integrand is positive), not as the
+    largest absolute inner error times the interval length (which gave 1e-4 at d = 4, L = 30)."""
+    d, s = 3, 0
+    heads = [["20", "0", "20"], ["0", "20", "0"]]
+    hm = G.head_moments(d, s, heads, dps=8)
+    MM, _, _ = G.head_moments_float(d, s, heads)
+    ref = np.array(hm.second.tolist(), dtype=float)
+    err = np.array(hm.errors["second"].tolist(), dtype=float)
+    assert np.all(np.abs(MM - ref) <= 1e-12)
+    assert err[:d, d:].max() < 1e-8

@@ -40,3 +40,26 @@ def test_all_zero_family_stops():
         res = integrate(lambda t: [mpmath.mpf(0)], [0, 1], 1, lambda T: [mpmath.exp(-T)])
         assert res.values == (0,)
         assert res.errors[0] <= mpmath.mpf(2) ** -mpmath.mp.prec
+
+
+def test_error_estimate_is_relative_to_the_value():
+    """The extrapolation works on relative differences: scaling a component scales its error
+    (mpmath's absolute version caps the estimate at 1 and divides by zero when a difference is
+    exactly 1)."""
+    from verify.engine.quadrature import _estimate_error
+
+    with mpmath.workdps(30):
+        eps = mpmath.mpf(10) ** -30
+        big = mpmath.mpf(10) ** 30
+        unsettled = [3 * big, 2 * big, big]  # not converging: the raw difference, not a cap at 1
+        assert _estimate_error(unsettled, eps) == 2 * big
+        levels = [big + 10**20, big + 10**10, big]  # 20, then 30 digits: the next is about 40+
+        assert 10**-20 < _estimate_error(levels, eps) <= 10**-9
+        one = [mpmath.mpf(5), mpmath.mpf(4) + mpmath.mpf(10) ** -8, mpmath.mpf(4)]  # d2 = 1
+        assert _estimate_error(one, eps) > 0
+        small = [x / big**2 for x in levels]
+        assert abs(_estimate_error(small, eps) / _estimate_error(levels, eps) - big**-2) < big**-2 * 1e-6
+        res = integrate(lambda t: [v * big for v in _exp_family(t)], [0, 1, 8], 3,
+                        lambda T: [v * big for v in _exp_tail(T)])
+        assert abs(res.values[0] - big) <= res.errors[0] + big * mpmath.mpf(10) ** -28
+        assert res.max_relative_error < mpmath.mpf(10) ** -25

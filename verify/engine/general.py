@@ -1132,7 +1132,7 @@ def best_output_float(d: int, s: int, alpha, h: float = FLOAT_STEP) -> tuple:
 # t' = r (1 - lam).  [1/2, 1] is mapped onto [0, 1/2] by swapping the heads, so both halves have
 # their scale changes near lam = 0 (at lam ~ c^g_l / c^h_l), where the log-scale intervals of
 # :func:`integrate` resolve them.  In mpmath this is a NESTED integrate (an inner t-integral per
-# outer node): correct but slow (8 s per pair of heads at d = 4, about a minute at d = 9, 15 digits);
+# outer node): correct but slow (8-50 s per pair of heads at d = 4, minutes at d = 9, 15 digits);
 # :func:`head_moments_float` does the same 2-D integral on a product grid in numpy.
 #
 # MM is singular when two heads coincide (B[h] = -B[g] is invisible), so inf over B uses a
@@ -1192,16 +1192,15 @@ def _cross_block(d: int, s: int, ch: list, cg: list, dps: int):
     err = [mpmath.mpf(0)] * size
     evaluations = 0
     for first, second in ((ch, cg), (cg, ch)):
-        inner_err = [mpmath.mpf(0)] * size
+        inner_rel = [mpmath.mpf(0)] * size
         counter = [0]
 
-        def integrand(lam, first=first, second=second, inner_err=inner_err, counter=counter):
+        def integrand(lam, first=first, second=second, inner_rel=inner_rel, counter=counter):
             mix = [lam * a + (1 - lam) * b for a, b in zip(first, second)]
             vals, errs, n = _inner_second(_setup_c(d, s, mix, dps))
             counter[0] += n
-            for k in range(size):
-                if errs[k] > inner_err[k]:
-                    inner_err[k] = errs[k]
+            for k in range(size):  # N(c)_ij > 0: track the largest relative inner error
+                inner_rel[k] = max(inner_rel[k], errs[k] / vals[k] if vals[k] else mpmath.inf)
             return list(vals)
 
         def tail_bound(T):
@@ -1214,8 +1213,9 @@ def _cross_block(d: int, s: int, ch: list, cg: list, dps: int):
         res = integrate(integrand, _lambda_points(first, second), size, tail_bound,
                         rel_tol=mpmath.mpf(10) ** (-dps))
         total = [a + b for a, b in zip(total, res.values)]
-        # outer estimate + (length 1/2) x (largest inner error)
-        err = [a + b + e / 2 for a, b, e in zip(err, res.errors, inner_err)]
+        # outer estimate + propagated inner error: the integrand is positive, so an inner
+        # relative error <= r at every node moves the integral by <= r times its value
+        err = [a + b + r * v for a, b, r, v in zip(err, res.errors, inner_rel, res.values)]
         evaluations += counter[0]
     block, eblock = mpmath.matrix(d, d), mpmath.matrix(d, d)
     k = 0

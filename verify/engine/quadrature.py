@@ -38,7 +38,13 @@ class QuadratureResult:
 
 
 def _estimate_error(levels: Sequence, eps: mpmath.mpf) -> mpmath.mpf:
-    """mpmath's error extrapolation for one component (Borwein, Bailey & Girgensohn)."""
+    """Error extrapolation for one component (Borwein, Bailey & Girgensohn, as in mpmath), on
+    differences *relative* to the latest value: each tanh-sinh level roughly doubles the number
+    of correct digits, so with r_k = |I_n - I_(n-k)| / |I_n| the error is about
+    |I_n| 10^max(log r_1^2 / log r_2, 2 log r_1).  (mpmath works with absolute differences and
+    caps the estimate at 1, which is wrong for components far from 1 in size; it also divides
+    by log10 d_2 = 0 when d_2 = 1.)  Until both relative differences are below 1 the estimate
+    is the larger raw difference."""
     if len(levels) < 3:
         return abs(levels[-1] - levels[-2]) if len(levels) == 2 else mpmath.inf
     if levels[-1] == levels[-2] == levels[-3]:
@@ -46,8 +52,11 @@ def _estimate_error(levels: Sequence, eps: mpmath.mpf) -> mpmath.mpf:
     d1, d2 = abs(levels[-1] - levels[-2]), abs(levels[-1] - levels[-3])
     if d1 == 0 or d2 == 0:
         return eps * abs(levels[-1])
-    l1, l2 = mpmath.log10(d1), mpmath.log10(d2)
-    return mpmath.mpf(10) ** min(mpmath.mpf(0), max(l1**2 / l2, 2 * l1))
+    scale = abs(levels[-1])
+    if d1 >= scale or d2 >= scale:
+        return max(d1, d2)
+    l1, l2 = mpmath.log10(d1 / scale), mpmath.log10(d2 / scale)
+    return scale * mpmath.mpf(10) ** max(l1**2 / l2, 2 * l1)
 
 
 @dataclass
