@@ -84,3 +84,28 @@ def test_a_change_to_the_computing_code_invalidates_the_journal(tmp_path):
     Journal(path, run_key("quick", {}, {}, code=before))
     with pytest.raises(JournalError, match="code"):
         Journal(path, run_key("quick", {}, {}, code=code_fingerprint(package)))
+
+
+def test_report_only_judges_nothing_and_lists_what_is_missing(capsys, tmp_path):
+    journal, report = tmp_path / "j.jsonl", tmp_path / "r.json"
+    assert main(["check", "prop3.uniform", "--profile", "quick", "--journal", str(journal)]) == 0
+    before = journal.read_text()
+    code = main(["check", "prop3", "--profile", "quick", "--journal", str(journal), "--report-only",
+                 "--json", str(report), "--output", str(tmp_path / "r.md")])
+    assert code == 1 and journal.read_text() == before  # nothing new was judged
+    data = json.loads(report.read_text())
+    rows = {row["check"]: row for row in data["checks"]}
+    assert rows["prop3.uniform"]["status"] == "pass" and rows["prop3.uniform"]["missing"] == 0
+    assert rows["prop3.floor"]["status"] == "incomplete" and rows["prop3.floor"]["missing"] == 2
+    assert data["overall"].startswith("incomplete: 3 cases of 2 checks were not run")
+    assert "incomplete (2 not run)" in (tmp_path / "r.md").read_text()
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["check", "prop3", "--report-only"], "--report-only needs --journal"),
+    (["check", "prop3", "--report-only", "--journal", "/tmp/no-such-journal.jsonl"], "no such journal"),
+])
+def test_report_only_usage_errors(capsys, argv, needle):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1

@@ -166,6 +166,7 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
         task = bar.add_task("cases", total=None)
         reports = runner.run(checked, constants_mod.values(consts), profile, options,
                              workers=args.workers, check_ids=ids, journal=journal,
+                             judge=not args.report_only,
                              progress=lambda done, total: bar.update(task, completed=done, total=total))
     console.print(report.terminal_table(reports, pending))
     for table in report.exhibit_tables(results, reports):
@@ -195,6 +196,10 @@ def _see_also(path: Path, profile: Profile) -> list[str]:
 
 
 def _open_journal(args: argparse.Namespace, consts: dict, options: dict) -> Journal | None:
+    if args.report_only and not args.journal:
+        raise UsageError("--report-only needs --journal: it reports what a journal holds")
+    if args.report_only and not Path(args.journal).exists():
+        raise UsageError(f"--report-only: no such journal: {args.journal}")
     if not args.journal:
         return None
     key = run_key(args.profile, {k: c.text for k, c in consts.items()}, options)
@@ -282,6 +287,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
                    help="record each finished case in PATH and resume from it: a stopped run "
                         "keeps its outcomes (the journal must come from the same profile, "
                         "constants and options)")
+    p.add_argument("--report-only", action="store_true",
+                   help="judge nothing: report the journal's cases and list the missing ones as "
+                        "not run (exit 1 while any are missing)")
 
 
 def build_parser() -> argparse.ArgumentParser:

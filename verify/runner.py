@@ -18,6 +18,7 @@ class CheckReport:
     check: Check
     outcomes: list[Outcome] = field(default_factory=list)
     seconds: float = 0.0
+    expected: int = 0  # cases in the check's range; more than len(outcomes) if not all were judged
 
     @property
     def discrepancy(self) -> str | None:
@@ -33,11 +34,17 @@ class CheckReport:
         return [o for o in self.outcomes if o.passed is None]
 
     @property
+    def missing(self) -> int:
+        return self.expected - len(self.outcomes)
+
+    @property
     def status(self) -> str:
         if self.failed:
             return "discrepancy" if self.discrepancy else "FAIL"
         if self.undecided:
             return "undecided"
+        if self.missing:
+            return "incomplete"
         return "pass"
 
     @property
@@ -79,10 +86,12 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
         options: Mapping[str, object] | None = None, workers: int = 1,
         check_ids: Sequence[str] | None = None,
         progress: Callable[[int, int], None] | None = None,
-        journal: Journal | None = None) -> list[CheckReport]:
+        journal: Journal | None = None, judge: bool = True) -> list[CheckReport]:
     """Judge every case of every check; ``progress(done, total)`` is called as cases finish.
     With a ``journal``, cases it already holds are taken from it and each new outcome is
-    recorded in it as soon as it is judged.  Outcomes are listed in each check's case order."""
+    recorded in it as soon as it is judged; with ``judge=False`` nothing new is judged and the
+    cases the journal lacks are left missing (status ``incomplete``).  Outcomes are listed in
+    each check's case order."""
     options = options or {}
     reports: dict[str, CheckReport] = {}
     order: dict[tuple[str, str], int] = {}
@@ -93,13 +102,15 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
             if check_ids and check.id not in check_ids and result.id not in check_ids:
                 continue
             reports[check.id] = CheckReport(result, check)
-            for index, case in enumerate(check.cases(profile, constants, options)):
+            cases = check.cases(profile, constants, options)
+            reports[check.id].expected = len(cases)
+            for index, case in enumerate(cases):
                 order[(check.id, case.label)] = index
                 if (check.id, case.label) in recorded:
                     outcome, secs = recorded[(check.id, case.label)]
                     reports[check.id].outcomes.append(outcome)
                     reports[check.id].seconds += secs
-                else:
+                elif judge:
                     groups.setdefault((result.id, case.label), []).append((check.id, case))
     tasks = [(rid, items, dict(constants)) for (rid, _), items in groups.items()]
     done = sum(len(rep.outcomes) for rep in reports.values())
