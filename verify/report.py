@@ -43,6 +43,10 @@ def rows(reports: Sequence[CheckReport]) -> list[dict]:
     return out
 
 
+def worst_text(row: dict) -> str:
+    return f"{row['worst_case']}: {row['worst_detail']}" if row["worst_case"] else "-"
+
+
 def status_text(row: dict) -> str:
     return f"{row['status']} ({row['missing']} not run)" if row["missing"] else row["status"]
 
@@ -165,7 +169,7 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
         for row in by_result[result.id]:
             mark = " †" if row["reconstructed"] else ""
             lines.append(f"| `{row['check']}`{mark} | {row['step']} | {row['claim']} | {row['cases']} | "
-                         f"{row['passed']} | {row['worst_margin']} | {row['worst_case']}: {row['worst_detail']} | "
+                         f"{row['passed']} | {row['worst_margin']} | {worst_text(row)} | "
                          f"{row['evidence']} | {status_text(row)} |")
         lines.append("")
         for exhibit, body in exhibits([result], reports):
