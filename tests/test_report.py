@@ -44,6 +44,7 @@ def test_exhibit_is_drawn_from_its_check_outcomes():
     rep = CheckReport(result, check, [Outcome("d=3", True, 2.0, Evidence.NUMERIC, "", values={"d": 3, "v": 0.123456}),
                                       Outcome("d=5", True, 2.0, Evidence.NUMERIC, "", values={"d": 5})])
     text = markdown([rep], [result], load(), Profile.QUICK)
+    assert rep.status == "pass" and rep.missing == 0
     assert "### Side by side (`x.c`)" in text
     assert "| d | value |" in text and "| 3 | 0.1235 |" in text and "| 5 | - |" in text
     data = json.loads(json_report([rep], [result], load(), Profile.QUICK))

@@ -286,7 +286,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--journal", metavar="PATH",
                    help="record each finished case in PATH and resume from it: a stopped run "
                         "keeps its outcomes (the journal must come from the same profile, "
-                        "constants and options)")
+                        "constants, options and computing code)")
     p.add_argument("--report-only", action="store_true",
                    help="judge nothing: report the journal's cases and list the missing ones as "
                         "not run (exit 1 while any are missing)")

@@ -18,7 +18,7 @@ class CheckReport:
     check: Check
     outcomes: list[Outcome] = field(default_factory=list)
     seconds: float = 0.0
-    expected: int = 0  # cases in the check's range; more than len(outcomes) if not all were judged
+    expected: int | None = None  # cases in the check's range (None: every case was judged)
 
     @property
     def discrepancy(self) -> str | None:
@@ -35,7 +35,8 @@ class CheckReport:
 
     @property
     def missing(self) -> int:
-        return self.expected - len(self.outcomes)
+        """Cases of the range without an outcome (a run that judged only part of it)."""
+        return 0 if self.expected is None else self.expected - len(self.outcomes)
 
     @property
     def status(self) -> str:
