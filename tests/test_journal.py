@@ -109,3 +109,36 @@ def test_report_only_usage_errors(capsys, argv, needle):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def _slow_first_group(group):
+    """Stands in for runner._run_group: the group of the first case waits, the others do not."""
+    import time
+
+    from verify.checks import Evidence, Outcome
+
+    result_id, items, _ = group
+    if items[0][1].label == FIRST_LABEL:
+        time.sleep(3)
+    return [(check_id, case.label, Outcome(case.label, True, 1.0, Evidence.NUMERIC), 0.0)
+            for check_id, case in items]
+
+
+FIRST_LABEL = "d=3"
+
+
+def test_cases_reach_the_journal_as_they_finish_not_in_order(tmp_path, monkeypatch):
+    from verify import runner
+    from verify.checks import Profile
+    from verify.constants import load, values
+
+    monkeypatch.setattr(runner, "_run_group", _slow_first_group)  # forked workers inherit it
+    journal = Journal(tmp_path / "j.jsonl", KEY)
+    results = runner.select(["prop3"])
+    reports = runner.run(results, values(load()), Profile.QUICK, workers=2, journal=journal)
+    lines = [json.loads(x) for x in (tmp_path / "j.jsonl").read_text().splitlines()[1:]]
+    assert lines[-1]["case"] == FIRST_LABEL  # the slow group did not hold the others back
+    assert len(lines) == sum(len(r.outcomes) for r in reports)
+    floor = next(r for r in reports if r.check.id == "prop3.floor")
+    labels = [c.label for c in floor.check.cases(Profile.QUICK, values(load()), {})]
+    assert [o.case for o in floor.outcomes] == labels  # reports keep the case order

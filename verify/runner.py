@@ -3,7 +3,7 @@ outcomes.  Knows nothing of any particular result."""
 from __future__ import annotations
 
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -120,7 +120,9 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
         progress(0, total)
     if workers > 1:
         pool = ProcessPoolExecutor(max_workers=workers)
-        stream = pool.map(_run_group, tasks)
+        # in completion order, so that each finished case reaches the journal at once (map would
+        # hold every later result back behind a slow earlier one)
+        stream = (f.result() for f in as_completed([pool.submit(_run_group, t) for t in tasks]))
     else:
         pool, stream = None, map(_run_group, tasks)
     try:
