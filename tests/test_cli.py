@@ -119,3 +119,11 @@ def test_thm2_hypotheses_reject_a_schedule_outside_them(capsys):
     assert run(capsys, "check", "thm2.hypotheses", "--profile", "quick")[0] == 0
     code, out, _ = run(capsys, "check", "thm2.hypotheses", "--profile", "quick", "--set", "thm2.eta1_scale=2")
     assert code == 1 and "violated: eta1 <= sqrt(d)" in out
+
+
+def test_piped_table_is_wide_enough_for_its_headers(capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    code, out, _ = run(capsys, "check", "prop1.short_attention")
+    assert code == 0
+    assert "worst margin" in out and "evidence" in out  # not folded as "wors t" / "evide nce"
+    assert max(len(line) for line in out.splitlines()) <= 160

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -335,8 +336,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+PIPE_WIDTH = 160  # columns of the table when stdout is a file or a pipe (CI logs) and COLUMNS is unset
+
+
+def output_console() -> Console:
+    """The console for stdout: the terminal's width, or COLUMNS, or else PIPE_WIDTH (rich's
+    default of 80 folds the report table's headers and claims mid-word in a log)."""
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return Console()
+    return Console(width=PIPE_WIDTH)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    console = Console()
+    console = output_console()
     try:
         args = build_parser().parse_args(argv)
         return args.handler(args, console)
