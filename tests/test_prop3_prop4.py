@@ -191,6 +191,32 @@ def test_two_head_case_uses_the_mpmath_route_and_a_disagreement_is_undecided(mon
     assert prop4._judge_floor(case, constants()).passed is None
 
 
+@pytest.mark.parametrize("d, H", [(9, 3), (16, 4), (25, 5)])
+def test_many_head_floor_matches_monte_carlo(d, H):
+    """Second route for H >= 2 beyond MP_HEADS_MAX_D: the population loss at the float64
+    minimiser B*, estimated from seeded words, is the float64 floor. The heads are the worst the
+    full search finds at these d (head h on the symbols i = h mod H, the others at -30)."""
+    from verify.engine.distribution import WordDistribution
+    from verify.engine.model import predict_heads, squared_loss
+
+    idx = np.arange(d)
+    heads = np.array([np.where(idx % H == h, 0.0, -30.0) for h in range(H)])
+    Q, P = prop4.head_system(d, H, heads.ravel(), prop4.CONFIRM_STEPS)
+
+    def floor(R):
+        B, _, vals = prop4.trust_region(Q, 2.0 * P, R)
+        s = int(np.argmax(vals))
+        return s, B[:, s].reshape(H, d), 1.0 + vals[s]
+
+    s, B, value = floor(d**0.25)
+    counts = WordDistribution(d).sample_counts(np.random.default_rng([d, H]), 200_000)
+    y = np.where(counts[:, s] >= 1, 1.0, -1.0)
+    loss = squared_loss(predict_heads(counts, heads, B), y)
+    se = loss.std(ddof=1) / np.sqrt(len(loss))
+    assert abs(loss.mean() - value) <= 5 * se
+    assert abs(loss.mean() - floor(1.5 * d**0.25)[2]) > 5 * se  # a wrong radius is caught
+
+
 def test_prop4_heads_system_is_consistent():
     # two identical heads = one head with the summed output: Q has the single-head blocks
     d = 4
