@@ -79,6 +79,24 @@ print(f"smallest eigenvalues of Q: {np.round(np.linalg.eigvalsh(Q)[:4], 10)} "
 assert mu[s] > 0 and kkt < 1e-10
 
 # %% [markdown]
+# A second, independent route to the same number: draw seeded words from the paper's
+# distribution, run the $H$ heads with the output $B^\ast$ just found and average the squared
+# loss for target $s$ (`verify.engine.model`). The Monte Carlo mean should sit within a few
+# standard errors of the quadrature floor.
+
+# %%
+from verify.engine.distribution import WordDistribution
+from verify.engine.model import predict_heads, squared_loss
+
+words = WordDistribution(D).sample_counts(np.random.default_rng(1), 100_000)
+labels = np.where(words[:, s] >= 1, 1.0, -1.0)
+mc = squared_loss(predict_heads(words, x_groups.reshape(H, D), Bmat[:, s].reshape(H, D)), labels)
+se = mc.std(ddof=1) / math.sqrt(len(mc))
+print(f"Monte Carlo loss at B*: {mc.mean():.5f} +- {se:.5f} (1 s.e., 100,000 words); "
+      f"quadrature floor {floors[s]:.5f}: {abs(mc.mean() - floors[s]) / se:.2f} s.e. apart")
+assert abs(mc.mean() - floors[s]) <= 5 * se
+
+# %% [markdown]
 # The constraint is active. How much does the radius matter at this attention? The same $Q$ and
 # $m_s$ with the radius scaled by a factor (one trust-region solve per radius):
 
