@@ -182,6 +182,7 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
                 options: dict) -> int:
     consts = _load_constants(args)
     profile = Profile(args.profile)
+    prov = _provenance(args, profile)  # taken before the run: the code and constants it starts from
     try:
         results = runner.select(ids)
     except KeyError as exc:
@@ -201,7 +202,6 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
         console.print(table)
     for line in report.failures_text(reports):
         console.print(f"[red]{line}[/]", highlight=False)
-    prov = _provenance(args, profile)
     if args.json:
         Path(args.json).write_text(report.json_report(reports, results, consts, profile, prov))
     path = report_path(args, ids, profile)
