@@ -22,7 +22,7 @@ REPORT_OUTPUTS = ("REPORT.md", "reports")  # written by runs: a changed report i
 CORE_LIBRARIES = ("mpmath", "gmpy2", "sympy", "numpy")
 OPTIONAL_LIBRARIES = ("python-flint", "scipy", "dask")  # named when installed
 UNKNOWN = "unknown"
-SEED_PER_CASE = "fixed per case by each check (shown in the case labels)"
+SEED_PER_CASE = "no run-wide seed: each check fixes its cases' seeds in the code"
 
 
 def _git(root: Path, *argv: str) -> str | None:
