@@ -19,7 +19,7 @@ def test_eval_json_matches_enumeration(capsys):
                        "--beta-s", "1.2", "--beta-j", "0.3", "--dps", "30", "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"d", "dps", "loss", "grad"}
+    assert set(data) == {"d", "dps", "loss", "grad", "provenance"}
     assert set(data["grad"]) == {"alpha_s", "alpha_j", "beta_s", "beta_j"}
     truth = symmetric_truth(3, "1.5", "-0.5", "1.2", "0.3", L=400, dps=40)
     with mpmath.workdps(40):

@@ -8,7 +8,8 @@ def test_quick_profile_passes(capsys, tmp_path, monkeypatch):
     import verify.cli as cli
 
     monkeypatch.setattr(cli, "REPORT_PATH", tmp_path / "REPORT.md")
-    code = main(["all", "--profile", "quick", "--workers", "2", "--json", str(tmp_path / "r.json")])
+    code = main(["all", "--profile", "quick", "--workers", "2", "--json", str(tmp_path / "r.json"),
+                 "--output", str(tmp_path / "REPORT.md")])  # quick writes no report unless asked
     out, _ = capsys.readouterr()
     data = json.loads((tmp_path / "r.json").read_text())
     assert code == 0, data["failures"]

@@ -1,4 +1,4 @@
-"""The ``verify`` command: presents the engine's and the checks' results, computes nothing itself.
+"""The ``verify`` command line.
 
 Bad input gives one line on stderr and exit code 2, never a traceback.
 """
@@ -8,6 +8,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import Sequence
 
@@ -18,7 +19,7 @@ from rich.table import Table
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from . import constants as constants_mod
-from . import report, runner
+from . import provenance, report, runner
 from .checks import Profile
 from .engine.plans import three_phase
 from .engine.symbolic import GRAD_KEYS
@@ -26,8 +27,17 @@ from .engine.symmetric import SymmetricPoint, evaluate
 from .journal import Journal, JournalError, run_key
 from .results import REGISTRY
 
-REPORT_PATH = Path(__file__).resolve().parent.parent / "REPORT.md"
-FULL_REPORT = Path("reports") / "full.md"  # relative to the project's root
+REPORT_PATH = Path("REPORT.md")  # in the current folder, never inside the installed package
+FULL_REPORT = Path("reports") / "full.md"  # relative to REPORT_PATH's folder
+
+DESCRIPTION = """\
+Check the results of Han & Ghoshdastidar (2026), "Training Dynamics of Transformers on
+Unbounded Inputs", across ranges of d and eps; every line of the report says what kind of
+evidence it gives."""
+EPILOG = """examples:
+  verify all --workers 2       every check; prints the table, writes REPORT.md here
+  verify check thm2.contraction --d 3,10 --eps 0.01
+  verify COMMAND --help        what one command does, with an example"""
 
 EXIT_USAGE = 2
 
@@ -88,6 +98,7 @@ def _cmd_eval(args: argparse.Namespace, console: Console) -> int:
             "dps": args.dps,
             "loss": decimal_string(ev.loss, digits),
             "grad": {key: decimal_string(ev.grad[key], digits) for key in GRAD_KEYS},
+            "provenance": provenance.record(),
         }
         print(json.dumps(out))
         return 0
@@ -145,16 +156,33 @@ def eps_list(text: str) -> list[float]:
 
 def _load_constants(args: argparse.Namespace) -> dict:
     try:
-        base = constants_mod.load(Path(args.constants) if args.constants else constants_mod.DEFAULT_FILE)
+        base = constants_mod.load(Path(args.constants) if args.constants else None)
         return constants_mod.with_overrides(base, args.set or [])
     except constants_mod.ConstantsError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _provenance(args: argparse.Namespace, profile: Profile | None = None) -> dict[str, str]:
+    """The command's provenance record; its constants must already have loaded."""
+    path = Path(args.constants) if args.constants else None
+    return provenance.record(constants_mod.source_label(path), constants_mod.sha256(path),
+                             args.set or [], profile.value if profile else None,
+                             getattr(args, "seed", None))  # a run's --seed, where one exists
+
+
+def report_path(args: argparse.Namespace, ids: Sequence[str] | None, profile: Profile) -> Path | None:
+    """Where the markdown report goes: --output; else REPORT.md in the current folder for
+    `verify all` with the default profile; else nowhere (quick and full print the table only)."""
+    if args.output:
+        return Path(args.output)
+    return REPORT_PATH if ids is None and profile is Profile.DEFAULT else None
 
 
 def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] | None,
                 options: dict) -> int:
     consts = _load_constants(args)
     profile = Profile(args.profile)
+    prov = _provenance(args, profile)  # taken before the run: the code and constants it starts from
     try:
         results = runner.select(ids)
     except KeyError as exc:
@@ -175,20 +203,20 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
     for line in report.failures_text(reports):
         console.print(f"[red]{line}[/]", highlight=False)
     if args.json:
-        Path(args.json).write_text(report.json_report(reports, results, consts, profile))
-    path = Path(args.output) if args.output else (REPORT_PATH if ids is None else None)
+        Path(args.json).write_text(report.json_report(reports, results, consts, profile, prov))
+    path = report_path(args, ids, profile)
     if path is not None:
         command = "verify all" if ids is None else f"verify check {' '.join(ids)}"
         path.write_text(report.markdown(reports, results, consts, profile, command,
-                                        _see_also(path, profile)))
+                                        _see_also(path, profile), prov))
         console.print(f"wrote {path}")
     return report.exit_code(reports)
 
 
 def _see_also(path: Path, profile: Profile) -> list[str]:
     """The default report links the recorded full-profile report when it sits beside it."""
-    full = REPORT_PATH.parent / FULL_REPORT
-    if path.resolve() != REPORT_PATH or profile is Profile.FULL or not full.exists():
+    full = REPORT_PATH.resolve().parent / FULL_REPORT
+    if path.resolve() != REPORT_PATH.resolve() or profile is Profile.FULL or not full.exists():
         return []
     return [f"The full profile (wider ranges of d and eps, longer searches, larger samples; over an "
             f"hour) has its own report: [{FULL_REPORT.as_posix()}]({FULL_REPORT.as_posix()}), written by "
@@ -263,7 +291,7 @@ def _cmd_plan(args: argparse.Namespace, console: Console) -> int:
         "loss": decimal_string(plan.loss, digits),
     }
     if args.json:
-        print(json.dumps(out))
+        print(json.dumps({**out, "provenance": _provenance(args)}))
         return 0
     table = Table(title=f"Three-phase plan, d = {args.d}, eps = {args.eps:g}, T = {plan.T}")
     table.add_column("quantity")
@@ -278,9 +306,36 @@ def _cmd_plan(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+class _Version(argparse.Action):
+    """``--version``: the version, then the provenance a report would carry, one item a line."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and what a report "
+                         "would name as its provenance, then exit")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        try:
+            prov = provenance.record(constants_mod.source_label(), constants_mod.sha256())
+        except constants_mod.ConstantsError as exc:
+            raise UsageError(str(exc)) from None
+        print(f"verify {prov.pop('verify version')}")
+        print("\n".join(provenance.lines(prov)))
+        parser.exit(0)
+
+
+def _command(sub: argparse._SubParsersAction, name: str, purpose: str,
+             example: str) -> argparse.ArgumentParser:
+    """A subcommand whose help says what it is for and shows one example."""
+    return sub.add_parser(name, help=purpose, description=textwrap.fill(purpose + ".", 78),
+                          epilog=f"example:\n  {example}",
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def _add_run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--profile", choices=[x.value for x in Profile], default="default")
-    p.add_argument("--constants", metavar="FILE", help="constants file (default proofs/constants.toml)")
+    p.add_argument("--profile", choices=[x.value for x in Profile], default="default",
+                   help="quick (about a minute), default, or full (widest ranges, hours)")
+    p.add_argument("--constants", metavar="FILE", help="constants file (default: "
+                   "proofs/constants.toml in a checkout, else the copy installed with verify)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override one constant")
     p.add_argument("--workers", type=int, default=1, help="processes to spread the cases over")
     p.add_argument("--json", metavar="PATH", help="also write a machine-readable report")
@@ -294,9 +349,13 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="verify", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="verify", description=DESCRIPTION, epilog=EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    ev = sub.add_parser("eval", help="population loss and gradient at a background-symmetric point")
+    ev = _command(sub, "eval", "the population loss and its gradient at a background-symmetric "
+                  "point, to the digits asked for",
+                  "verify eval --d 3 --alpha-s 1.5 --alpha-j -0.5 --beta-s 1.2 --beta-j 0.3 --dps 30")
     ev.add_argument("--d", type=dimension, required=True, help="alphabet size (>= 2)")
     for name in ("alpha-s", "alpha-j", "beta-s", "beta-j"):
         ev.add_argument(f"--{name}", type=number, default="0", help=f"{name} (default 0)")
@@ -304,13 +363,16 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", action="store_true", help="print one JSON object")
     ev.set_defaults(handler=_cmd_eval)
 
-    al = sub.add_parser("all", help="run every check, print the report, write REPORT.md")
+    al = _command(sub, "all", "run every check and print the theorem table; the default profile "
+                  "writes REPORT.md in the current folder (quick and full write a file only with "
+                  "--output)", "verify all --workers 2")
     _add_run_options(al)
     al.add_argument("--output", metavar="PATH", help="where to write the markdown report "
-                    "(default REPORT.md at the project's root)")
+                    "(default: REPORT.md in the current folder, default profile only)")
     al.set_defaults(handler=_cmd_all)
 
-    ch = sub.add_parser("check", help="run the checks of one result or one check")
+    ch = _command(sub, "check", "run the checks of one result or one check, on chosen d and eps "
+                  "if given", "verify check thm2.contraction --d 3,10 --eps 0.01")
     ch.add_argument("id", help="result id (prop1) or check id (prop1.bound)")
     ch.add_argument("--d", type=d_range, help="values of d: N, A-B or a comma list")
     ch.add_argument("--eps", type=eps_list, help="comma list of eps in (0, 1)")
@@ -318,10 +380,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_options(ch)
     ch.set_defaults(handler=_cmd_check)
 
-    ls = sub.add_parser("list", help="list the registered results and checks")
+    ls = _command(sub, "list", "list the paper's results and their checks, with the evidence "
+                  "each gives", "verify list")
     ls.set_defaults(handler=_cmd_list)
 
-    pl = sub.add_parser("plan", help="run a training plan on the exact population loss")
+    pl = _command(sub, "plan", "run Theorem 2's three-phase training plan on the exact population "
+                  "loss", "verify plan three-phase --d 10 --eps 0.01")
     pl.add_argument("plan", choices=["three-phase"])
     pl.add_argument("--d", type=dimension, required=True)
     pl.add_argument("--eps", type=unit_interval, required=True)
@@ -331,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--dps", type=precision, default=30)
     pl.add_argument("--constants", metavar="FILE")
     pl.add_argument("--set", action="append", metavar="KEY=VALUE")
-    pl.add_argument("--json", action="store_true")
+    pl.add_argument("--json", action="store_true", help="print one JSON object")
     pl.set_defaults(handler=_cmd_plan)
     return parser
 

@@ -1,18 +1,29 @@
-"""The constants file (proofs/constants.toml) and its overrides.
+"""The constants file and its overrides.
 
 Each entry is keyed by the paper's symbol (``thm1.c3``) and holds ``value`` (an exact rational as
 a string such as "1/6912", or a decimal such as "1e-6"), ``meaning`` and ``source``.  Values are
 read as :class:`fractions.Fraction`, never through a float.
+
+Where the default file lives: in a source checkout it is ``proofs/constants.toml``, the file
+users edit.  An installed wheel has no ``proofs/``: the build copies that same file into the
+package as ``verify/data/constants.toml`` (``setup.py``), read here with
+:mod:`importlib.resources`.  There is one source; the packaged copy exists only inside a built
+distribution.  ``--constants FILE`` overrides both.
 """
 from __future__ import annotations
 
+import hashlib
 import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Iterable, Mapping
 
-DEFAULT_FILE = Path(__file__).resolve().parent.parent / "proofs" / "constants.toml"
+CHECKOUT_ROOT = Path(__file__).resolve().parent.parent
+CHECKOUT_FILE = CHECKOUT_ROOT / "proofs" / "constants.toml"  # the file users edit in a checkout
+PACKAGED_FILE = "data/constants.toml"  # inside the package: a build-time copy of CHECKOUT_FILE
 
 
 class ConstantsError(ValueError):
@@ -49,14 +60,47 @@ def _flatten(table: Mapping, prefix: str = "") -> Iterable[tuple[str, Mapping]]:
             yield from _flatten(entry, key + ".")
 
 
-def load(path: Path = DEFAULT_FILE) -> dict[str, Constant]:
-    """Read a constants file; a missing or malformed file raises :class:`ConstantsError`."""
+def in_checkout() -> bool:
+    """True when the package runs from a source checkout (pyproject.toml and proofs/ beside it)."""
+    return (CHECKOUT_ROOT / "pyproject.toml").is_file() and CHECKOUT_FILE.is_file()
+
+
+def default_source() -> Traversable:
+    """The default constants file: the checkout's proofs/constants.toml, else the packaged copy."""
+    return CHECKOUT_FILE if in_checkout() else resources.files("verify").joinpath(PACKAGED_FILE)
+
+
+def source_label(path: Path | None = None) -> str:
+    """Where the constants come from, as a report names it."""
+    if path is not None:
+        return str(path)
+    return "proofs/constants.toml" if in_checkout() else f"verify/{PACKAGED_FILE} (packaged default)"
+
+
+def read_bytes(path: Path | None = None) -> bytes:
+    """The raw bytes of a constants file (``None``: the default); unreadable -> ConstantsError."""
+    source = default_source() if path is None else Path(path)
     try:
-        data = tomllib.loads(Path(path).read_text())
+        return source.read_bytes()
     except FileNotFoundError:
-        raise ConstantsError(f"constants file not found: {path}") from None
+        raise ConstantsError(f"constants file not found: {source}") from None
+    except OSError as exc:
+        raise ConstantsError(f"cannot read constants file {source}: {exc.strerror}") from None
+
+
+def sha256(path: Path | None = None) -> str:
+    """SHA-256 of the constants file's bytes (what a report's provenance names)."""
+    return hashlib.sha256(read_bytes(path)).hexdigest()
+
+
+def load(path: Path | None = None) -> dict[str, Constant]:
+    """Read a constants file (``None``: the default); a missing or malformed file raises
+    :class:`ConstantsError`."""
+    shown = source_label(path)
+    try:
+        data = tomllib.loads(read_bytes(path).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConstantsError(f"malformed constants file {path}: {exc}") from None
+        raise ConstantsError(f"malformed constants file {shown}: {exc}") from None
     out = {}
     for key, entry in _flatten(data):
         for field in ("meaning", "source"):

@@ -134,10 +134,19 @@ def failures_text(reports: Sequence[CheckReport]) -> list[str]:
     return lines
 
 
+def provenance_markdown(provenance: Mapping[str, str]) -> list[str]:
+    """The report's last section: what produced it, one item per line."""
+    return ["## Provenance", "",
+            "What produced this report: the code, the constants, the settings and the machine "
+            "(`verify --version` prints the same items).", "",
+            *(f"- {name}: `{value}`" for name, value in provenance.items()), ""]
+
+
 def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
              constants: Mapping[str, Constant], profile: Profile, command: str = "verify all",
-             see_also: Sequence[str] = ()) -> str:
-    """The markdown report; ``see_also`` lines (links to companion reports) follow the header."""
+             see_also: Sequence[str] = (), provenance: Mapping[str, str] | None = None) -> str:
+    """The markdown report; ``see_also`` lines (links to companion reports) follow the header,
+    the ``provenance`` record (:mod:`verify.provenance`) closes it."""
     by_result: dict[str, list[dict]] = {}
     for row in rows(reports):
         by_result.setdefault(row["result"], []).append(row)
@@ -198,6 +207,8 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
     for key, c in sorted(constants.items()):
         lines.append(f"| `{key}` | {c.text} | {c.meaning} | {c.source} |")
     lines.append("")
+    if provenance:
+        lines.extend(provenance_markdown(provenance))
     return "\n".join(lines)
 
 
@@ -207,8 +218,12 @@ def _json_number(x: float | None) -> float | str | None:
 
 
 def json_report(reports: Sequence[CheckReport], results: Sequence[Result],
-                constants: Mapping[str, Constant], profile: Profile) -> str:
+                constants: Mapping[str, Constant], profile: Profile,
+                provenance: Mapping[str, str] | None = None) -> str:
+    """The machine-readable report.  Run times are kept apart under ``timings`` (seconds per
+    check; they change from run to run), so that everything else reproduces byte for byte."""
     checks = rows(reports)
+    timings = {row["check"]: row.pop("seconds") for row in checks}
     for row, rep in zip(checks, reports):
         row["outcomes"] = [{"case": o.case, "passed": o.passed, "margin": _json_number(o.margin),
                             "margin_kind": o.margin_kind, "evidence": o.evidence.value,
@@ -227,4 +242,7 @@ def json_report(reports: Sequence[CheckReport], results: Sequence[Result],
                      for ex, body in exhibits(results, reports)],
         "not_checked_yet": [r.id for r in pending],
         "constants": {k: c.text for k, c in constants.items()},
+        "provenance": dict(provenance or {}),
+        "timings": {"note": "seconds per check; not reproducible, left out of comparisons",
+                    "seconds": timings},
     }, indent=2)
