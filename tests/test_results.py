@@ -80,3 +80,19 @@ def test_contrast_separation_fails_when_eps_is_above_a_floor():
     assert out.passed is False and "NOT SEPARATED" in out.detail
     assert out.values["three_phase"] <= 0.5
     assert min(out.values[k] for k, *_ in contrast.FLOORS) <= 0.5
+
+
+def test_symmetry_step_compares_the_engines_at_d_2():
+    """d = 2 has one background symbol: the general engine's partials are still compared with the
+    symmetric engine's scalars, and a perturbed (asymmetric) point is caught there too."""
+    ok = lemma_symmetry._judge(Case("d=2", {"d": 2, "seed": 0, "perturb": 0}), constants())
+    broken = lemma_symmetry._judge(Case("d=2", {"d": 2, "seed": 0, "perturb": 0.3}), constants())
+    assert ok.passed is True and broken.passed is False
+
+
+def test_prop1_signs_are_proved_by_sympy_and_a_small_constant_is_disproved():
+    case = Case("all", {})
+    assert prop1._judge_short_attention(case, constants(prop1__attention_constant="3")).passed is False
+    assert prop1.sign_on_range(-prop1._e) is False  # a negative expression is disproved
+    for judge in (prop1._judge_long_words, prop1._judge_short_loss, prop1._judge_long_contribution):
+        assert "proved" in judge(case, constants()).detail
