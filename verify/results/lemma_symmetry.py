@@ -35,7 +35,8 @@ def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Cas
 
 def symmetric_parameters(d: int, seed: int, perturb: float = 0.0) -> tuple[int, list, list]:
     """Random target s and background-symmetric (alpha, beta); ``perturb`` breaks the symmetry
-    of one background coordinate (used to show the check can fail)."""
+    of one background coordinate of both layers (used to show the check can fail; at d = 2 every
+    word has length 1, so only the output layer matters there)."""
     rng = random.Random(seed * 1000 + d)
     s = rng.randrange(d)
     a_s, a_j = rng.uniform(-3, 3), rng.uniform(-3, 3)
@@ -45,6 +46,7 @@ def symmetric_parameters(d: int, seed: int, perturb: float = 0.0) -> tuple[int, 
     if perturb:
         j = (s + 1) % d
         alpha[j] = repr(a_j + perturb)
+        beta[j] = repr(b_j + perturb)
     return s, alpha, beta
 
 
