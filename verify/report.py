@@ -20,6 +20,31 @@ def margin_text(o: Outcome | None) -> str:
     return "inf" if o.margin == float("inf") else f"x{o.margin:.3g}"
 
 
+RANGE_KEYS = ("d", "eps", "c", "eta1", "H", "s")
+
+
+def _sorted_values(values: set) -> list:
+    try:
+        return sorted(values)
+    except TypeError:
+        return sorted(values, key=str)
+
+
+def range_text(rep: CheckReport) -> str:
+    """The range the run covered, read from its cases (so a claim never reads wider than its
+    grid): "d in {3, 10}; eps in {0.001, 0.5}", or the case labels of a check without params."""
+    params = [rep.params[o.case] for o in rep.outcomes if o.case in rep.params]
+    parts = []
+    for key in RANGE_KEYS:
+        seen = {p[key] for p in params if key in p}
+        if seen:
+            shown = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in _sorted_values(seen))
+            parts.append(f"{key} in {{{shown}}}")
+    if parts:
+        return "; ".join(parts)
+    return "; ".join(dict.fromkeys(o.case for o in rep.outcomes))
+
+
 def rows(reports: Sequence[CheckReport]) -> list[dict]:
     out = []
     for rep in reports:
@@ -29,6 +54,7 @@ def rows(reports: Sequence[CheckReport]) -> list[dict]:
             "check": rep.check.id,
             "step": rep.check.step,
             "claim": rep.check.claim,
+            "range": range_text(rep),
             "cases": len(rep.outcomes),
             "passed": len(rep.passed),
             "in_sample": "{}/{}".format(*rep.in_sample_passed) if rep.in_sample_passed[1] else "",
@@ -189,7 +215,8 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
         lines.append("|---|---|---|---|---|---|---|---|---|")
         for row in by_result[result.id]:
             mark = " †" if row["reconstructed"] else ""
-            lines.append(f"| `{row['check']}`{mark} | {row['step']} | {row['claim']} | {row['cases']} | "
+            checked = f" (checked on {row['range']})" if row["range"] else ""
+            lines.append(f"| `{row['check']}`{mark} | {row['step']} | {row['claim']}{checked} | {row['cases']} | "
                          f"{passed_text(row)} | {row['worst_margin']} | {worst_text(row)} | "
                          f"{row['evidence']} | {status_text(row)} |")
         lines.append("")
