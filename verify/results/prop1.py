@@ -138,8 +138,15 @@ def _symbolic_cases(profile: Profile, constants: Constants, options: Mapping) ->
 
 def sign_on_range(expr: sp.Expr) -> bool | None:
     """SymPy's verdict on ``expr > 0`` for every d >= 2 (k >= 0) and eps in (0, 1) (eps =
-    1/(1+t), t > 0): True (proved), False (disproved) or None (SymPy cannot tell)."""
-    return sp.simplify(sp.together(expr.subs(_e, 1 / (1 + _t)))).is_positive
+    1/(1+t), t > 0): True (proved), False (disproved: SymPy's sign, or an exact rational point
+    of the range where expr <= 0) or None (neither)."""
+    on_t = sp.simplify(sp.together(expr.subs(_e, 1 / (1 + _t))))
+    verdict = on_t.is_positive
+    if verdict is None:
+        points = [{_t: sp.Rational(t), _k: k} for t in ("1/100", "1/8", "1", "8", "100") for k in (0, 7)]
+        if any(bool(on_t.subs(p) <= 0) for p in points):
+            return False
+    return verdict
 
 
 def sign_outcome(case: Case, expr: sp.Expr, detail: str, margin=None) -> Outcome:
@@ -165,11 +172,16 @@ def _judge_long_words(case: Case, constants: Constants) -> Outcome:
     return sign_outcome(case, slack, f"p(M-1) - 2/eps = {sp.sstr(slack)}")
 
 
+def long_contribution_gap() -> sp.Expr:
+    """g(eps) = ln eps + 2/eps - ln 4: 2 e^(-2/eps) < eps/2 iff g > 0."""
+    return sp.log(_e) + 2 / _e - sp.log(4)
+
+
 def _judge_long_contribution(case: Case, constants: Constants) -> Outcome:
     """2 e^(-2/eps) < eps/2 on (0, 1): g(eps) = ln eps + 2/eps - ln 4 is decreasing there
     (SymPy proves g' < 0 on the range) and g(1) = 2 - ln 4 > 0 (SymPy decides the sign of the
     number), so g > 0 on (0, 1)."""
-    g = sp.log(_e) + 2 / _e - sp.log(4)
+    g = long_contribution_gap()
     decreasing = sign_on_range(-sp.diff(g, _e))
     end = g.subs(_e, 1)
     proved = decreasing if not decreasing else bool(end.is_positive)
@@ -202,10 +214,15 @@ def _judge_short_attention(case: Case, constants: Constants) -> Outcome:
                    margin_kind="difference")
 
 
+def short_loss_gap() -> sp.Expr:
+    """eps/2 - 2 eps^2/(2 + eps)^2: the room left under eps/2 on short words (A.2 step 4)."""
+    return _e / 2 - 2 * _e**2 / (2 + _e) ** 2
+
+
 def _judge_short_loss(case: Case, constants: Constants) -> Outcome:
     """1/2 (2 gamma - 2)^2 <= 2 eps^2/(2 + eps)^2 < eps/2: SymPy proves the gap
     eps/2 - 2 eps^2/(2+eps)^2 = eps (4 + eps^2)/(2 (2+eps)^2) positive on the range."""
-    gap = sp.simplify(_e / 2 - 2 * _e**2 / (2 + _e) ** 2)
+    gap = sp.simplify(short_loss_gap())
     return sign_outcome(case, gap, f"eps/2 - 2eps^2/(2+eps)^2 = {sp.sstr(sp.factor(gap))}")
 
 
