@@ -203,3 +203,12 @@ def test_plan_is_equivariant_under_relabelling_the_alphabet():
     L = sampling.population_risk(d, s, a[0], b[0]).value
     Lp = sampling.population_risk(d, t, ap[0], bp[0]).value
     assert Lp == pytest.approx(L, rel=1e-10)
+
+
+def test_cor1_C_source_figure():
+    """proofs/constants.toml: the smallest C on the grid 2^(k/2) meeting 1 - 3/d at d = 10,
+    eps = 0.1 is 1 (cor1.sample_C's full-profile scan: R = 200, its seed), so cor1.C = 2 is a
+    margin of x2 there."""
+    R = cor1_samples.SCAN_R[Profile.FULL]
+    C, seen = cor1_samples.smallest_C(10, 0.1, constants(), R, cor1_samples.seed_for(10, 0.1, salt=1))
+    assert C == 1.0 and seen[1.0]["p"] >= 0.7 > seen[2 ** -0.5]["p"]

@@ -96,3 +96,16 @@ def test_prop1_signs_are_proved_by_sympy_and_a_small_constant_is_disproved():
     assert prop1.sign_on_range(-prop1._e) is False  # a negative expression is disproved
     for judge in (prop1._judge_long_words, prop1._judge_short_loss, prop1._judge_long_contribution):
         assert "proved" in judge(case, constants()).detail
+
+
+def test_thm2_C_source_figures():
+    """The figures proofs/constants.toml gives for thm2.C: C = 3/2 fails thm2.delta at d = 3,
+    eps = 1e-6, C = 2 passes there, and at C = 2 the thm2.delta margin at d = 3, eps = 0.5 (the
+    worst the source names) is x1.47."""
+    from verify.results import thm2
+
+    tiny = Case("d=3, eps=1e-06", {"d": 3, "eps": 1e-6})
+    assert thm2._judge_delta(tiny, constants(thm2__C="3/2")).passed is False
+    assert thm2._judge_delta(tiny, constants()).passed is True
+    worst = thm2._judge_delta(Case("d=3, eps=0.5", {"d": 3, "eps": 0.5}), constants())
+    assert worst.passed is True and round(worst.margin, 2) == 1.47
