@@ -73,3 +73,16 @@ def test_outcome_helpers_name_the_kind_of_error():
     assert ratio_outcome(case, Estimate(1.95, 0.1), 2).passed is None
     assert difference_outcome(case, Estimate(0.05, 0.1), Evidence.NUMERIC, "s").passed is None
     assert difference_outcome(case, 0.05, Evidence.NUMERIC, "s").passed is True
+
+
+def test_ledger_counts_held_out_cases_and_sets_exhibits_apart():
+    from verify.report import ledger, ledger_text
+
+    cal = Calibration("x.C", ("x.c",), "d <= 4", lambda p: p["d"] <= 4)
+    rep = report([out("d=3", True), out("d=4", None, Evidence.EXHIBIT), out("d=10", True)],
+                 calibration=cal)
+    led = ledger([rep])
+    assert (led["held_out_cases"], led["held_out_passed"], led["in_sample_cases"],
+            led["exhibit_rows"]) == (1, 1, 1, 1)
+    assert led["checks_by_evidence"] == {"numeric": 1}
+    assert "1 of 1 held-out cases pass" in ledger_text([rep])
