@@ -275,7 +275,8 @@ def train(plan: Plan, seed: int, R: int) -> Training:
 
 @dataclass(frozen=True)
 class RiskValue:
-    """Population risk of one learned point: value, error bound, and how it was computed."""
+    """Population risk of one learned point: value, error estimate (float64: |I_h - I_2h| plus
+    rounding; mpmath: the quadrature's estimate), and how it was computed."""
 
     value: float
     error: float
@@ -316,7 +317,7 @@ class Repetitions:
 
     @property
     def successes(self) -> int:
-        """Repetitions whose risk plus its error bound is <= the threshold (an undecided point,
+        """Repetitions whose risk plus its error estimate is <= the threshold (an undecided point,
         which the mpmath re-evaluation makes practically impossible, counts as a failure)."""
         return int(sum(r.value + r.error <= self.threshold for r in self.risks))
 

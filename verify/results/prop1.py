@@ -35,7 +35,7 @@ def attention_gap(d: int, eps, constants: Constants) -> mpmath.mpf:
 
 
 def loss_at_gap(d: int, gap) -> tuple:
-    """L_s(gap e_s, 2 e_s) and its error bound."""
+    """L_s(gap e_s, 2 e_s) and its error estimate."""
     ev = evaluate(SymmetricPoint(d, gap, 0, 2, 0), DPS)
     return ev.loss, ev.error["loss"]
 
