@@ -58,11 +58,11 @@ def test_exhibits_and_vacuous_cases_are_not_passes():
 
 
 def test_headline_counts_held_out_cases_only():
-    cal = Calibration("x.C", ("x.c",), "d <= 4", lambda p: p["d"] <= 4)
+    cal = Calibration("x.C", ("x.c",), "d in {3, 4}", lambda p: p["d"] <= 4)
     rep = report([out("d=3", True), out("d=4", True), out("d=10", True)], calibration=cal)
     assert len(rep.passed) == 1 and rep.in_sample_passed == (2, 2)
     text = markdown([rep], [rep.result], load(), Profile.QUICK)
-    assert "| 1 (in-sample 2/2) |" in text and "| `x.c` | `x.C` | d <= 4 | 2/2 | 1/1 |" in text
+    assert "| 1 (in-sample 2/2) |" in text and "| `x.c` | `x.C` | d in {3, 4} | 2/2 | 1/1 |" in text
 
 
 def test_outcome_helpers_name_the_kind_of_error():

@@ -84,7 +84,10 @@ def status_text(row: dict) -> str:
 
 
 def passed_text(row: dict) -> str:
-    """Held-out passes, with the in-sample passes of a calibrated constant beside them."""
+    """Held-out passes, with the in-sample passes of a calibrated constant beside them ("-" for
+    a check that claims nothing: an exhibit or only vacuous cases)."""
+    if row["status"] in ("exhibit", "vacuous"):
+        return "-"
     return f"{row['passed']} (in-sample {row['in_sample']})" if row["in_sample"] else str(row["passed"])
 
 
@@ -289,8 +292,9 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
         lines.append("|---|---|---|---|---|")
         for rep, cal in calibrated:
             held = [o for o in rep.counted if not rep.in_sample(o)]
-            lines.append(f"| `{rep.check.id}` | `{cal.constant}` | {cal.scope} | "
-                         "{}/{} | ".format(*rep.in_sample_passed) + f"{len(rep.passed)}/{len(held)} |")
+            inside, total = rep.in_sample_passed
+            lines.append(f"| `{rep.check.id}` | `{cal.constant}` | {cal.scope} | {inside}/{total} | "
+                         f"{len(rep.passed)}/{len(held)} |")
         lines.append("")
     lines.append("## Constants")
     lines.append("")
