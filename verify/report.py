@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from typing import Mapping, Sequence
 
 from rich.markup import escape
@@ -24,10 +25,13 @@ RANGE_KEYS = ("d", "eps", "c", "eta1", "H", "s")
 
 
 def _sorted_values(values: set) -> list:
-    try:
-        return sorted(values)
-    except TypeError:
-        return sorted(values, key=str)
+    """Numbers (and exact rationals written as text, such as "1/2") in order, other text after."""
+    def key(v):
+        try:
+            return (0, Fraction(str(v)), "")
+        except (ValueError, ZeroDivisionError):
+            return (1, Fraction(0), str(v))
+    return sorted(values, key=key)
 
 
 def range_text(rep: CheckReport) -> str:
