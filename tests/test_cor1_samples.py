@@ -121,27 +121,53 @@ def test_borderline_risk_is_reevaluated_at_high_precision():
 
 def test_samples_check_fails_with_too_few_samples():
     check = {c.id: c for c in cor1_samples.CHECKS}["cor1.samples"]
-    case = Case("d=10, eps=0.1", {"d": 10, "eps": 0.1, "R": 50,
-                                  "seed": cor1_samples.seed_for(10, 0.1)})
-    assert check.judge(case, constants()).passed is True
+    case = Case("d=10, eps=0.5, c=2", {"d": 10, "eps": 0.5, "c": "2", "R": 220,
+                                       "seed": cor1_samples.seed_for(10, 0.5)})
+    ok = check.judge(case, constants(cor1__repetitions="220"))
+    assert ok.passed is True and ok.evidence.value == "statistical" and "power" in ok.detail
     assert check.judge(case, constants(cor1__C="1/1000")).passed is False
+
+
+def test_statistical_verdict_fails_passes_or_is_undecided():
+    c = constants()
+    goal = 0.7
+    assert cor1_samples.verdict(50, 100, goal, c)[0] is False  # upper end < 0.7
+    R = cor1_samples.repetitions(goal, c)
+    assert sampling.power_to_reject(goal, 0.65, R) >= 0.9 > sampling.power_to_reject(goal, 0.65, R - 10)
+    assert cor1_samples.verdict(R, R, goal, c)[0] is True
+    assert cor1_samples.verdict(int(0.68 * R), R, goal, c)[0] is None  # neither end decides
+    assert cor1_samples.verdict(20, 20, goal, c)[0] is None  # all succeed, but underpowered
+
+
+def test_vacuous_target_is_not_a_pass():
+    check = {c.id: c for c in cor1_samples.CHECKS}["cor1.samples"]
+    case = Case("d=3, eps=0.5, c=1", {"d": 3, "eps": 0.5, "c": "1", "R": 0, "seed": 1})
+    out = check.judge(case, constants())
+    assert out.vacuous and out.passed is None and not out.counted
+
+
+def test_clopper_pearson_matches_the_vectorised_quantile_of_the_power_rule():
+    n = 37
+    ends = sampling._upper_ends(n, 0.95)
+    assert all(ends[k] == pytest.approx(sampling.clopper_pearson(k, n)[1], abs=1e-12) for k in range(n + 1))
 
 
 def test_quick_profile_cases_and_scan_case():
     cases = {c.id: c for c in cor1_samples.CHECKS}["cor1.samples"].cases(Profile.QUICK, constants(), {})
-    assert [c.params["d"] for c in cases] == [3, 10] and all(c.params["R"] == 50 for c in cases)
+    assert sorted({c.params["c"] for c in cases}) == ["1", "1/2", "2"]
+    assert all(c.params["R"] == 0 for c in cases if c.params["d"] == 3 and c.params["c"] != "2")
     C, seen = cor1_samples.smallest_C(10, 0.5, constants(), 20, 1, grid=[1 / 64, 1, 16])
     assert math.isfinite(C) and seen[C]["p"] >= cor1_samples.target(10, constants())
 
 
 def test_sweep_claims_only_inside_the_hypotheses():
-    """N1 = d ln d/16 at d = 10 succeeds in ~15% of runs: a measurement below C = cor1.C, and a
+    """N1 = d ln d/16 at d = 10 succeeds in ~15% of runs: an exhibit row below C = cor1.C, and a
     failure once a mutated cor1.C = 1/1000 puts that size inside the corollary's hypotheses."""
     check = {c.id: c for c in cor1_samples.CHECKS}["cor1.sample_sweep"]
     case = Case("d=10, eps=0.1, N1 = 1/16", {"d": 10, "eps": 0.1, "axis": "N1", "factor": 1 / 16,
                                               "R": 40, "seed": cor1_samples.seed_for(10, 0.1, salt=2)})
     below = check.judge(case, constants())
-    assert below.passed is True and below.margin is None and "no claim" in below.detail
+    assert below.passed is None and below.evidence.value == "exhibit" and "no claim" in below.detail
     assert below.values["claim"].startswith("no") and below.values["p"] < 0.5
     inside = check.judge(case, constants(cor1__C="1/1000"))
     assert inside.passed is False and inside.values["claim"] == "yes"
@@ -177,3 +203,12 @@ def test_plan_is_equivariant_under_relabelling_the_alphabet():
     L = sampling.population_risk(d, s, a[0], b[0]).value
     Lp = sampling.population_risk(d, t, ap[0], bp[0]).value
     assert Lp == pytest.approx(L, rel=1e-10)
+
+
+def test_cor1_C_source_figure():
+    """proofs/constants.toml: the smallest C on the grid 2^(k/2) meeting 1 - 3/d at d = 10,
+    eps = 0.1 is 1 (cor1.sample_C's full-profile scan: R = 200, its seed), so cor1.C = 2 is a
+    margin of x2 there."""
+    R = cor1_samples.SCAN_R[Profile.FULL]
+    C, seen = cor1_samples.smallest_C(10, 0.1, constants(), R, cor1_samples.seed_for(10, 0.1, salt=1))
+    assert C == 1.0 and seen[1.0]["p"] >= 0.7 > seen[2 ** -0.5]["p"]

@@ -2,15 +2,12 @@
 
 A *result* of the paper (``prop1``, ``thm2``, ...) owns its statement and a list of *checks*; a
 check expands into *cases* for a profile and judges each case independently, so cases can run in
-parallel processes.  Every outcome states its kind of evidence:
-
-* ``symbolic`` -- SymPy proved the inequality for a whole range of d or eps;
-* ``certified`` -- an interval enclosure decides it;
-* ``numeric`` -- a high-precision value with an error bound at one point;
-* ``search`` -- no counterexample was found by a search.
+parallel processes.  Every outcome states its kind of evidence (:class:`Evidence`; the
+one-line definitions in :data:`EVIDENCE_DEFINITIONS` are the report's legend).
 
 An outcome is ``True`` (holds, margin > 0), ``False`` (fails) or ``None`` (undecided: never
-counted as a pass).
+counted as a pass).  An exhibit (evidence ``exhibit``) and a vacuous case (``vacuous``: the claim's
+target is <= 0, so nothing was tested) are shown but never counted as passes.
 """
 from __future__ import annotations
 
@@ -24,7 +21,29 @@ class Evidence(str, Enum):
     SYMBOLIC = "symbolic"
     CERTIFIED = "certified"
     NUMERIC = "numeric"
+    STATISTICAL = "statistical"
     SEARCH = "search"
+    EXHIBIT = "exhibit"
+
+
+EVIDENCE_DEFINITIONS: Mapping[Evidence, str] = {
+    Evidence.SYMBOLIC: "SymPy proved the inequality for the whole stated range (a case that falls "
+                       "back to points is numeric, never symbolic)",
+    Evidence.CERTIFIED: "an interval (ball-arithmetic) enclosure decides it rigorously",
+    Evidence.NUMERIC: "a high-precision value with an error ESTIMATE at each case, not a bound "
+                      "(only the quadrature's tail bound is proven; the detail says which kind "
+                      "of error each value carries)",
+    Evidence.STATISTICAL: "an exact binomial (Clopper-Pearson) test of a probability: the detail "
+                          "names the null, the level and the power against a stated alternative",
+    Evidence.SEARCH: "a seeded search found no counterexample (the detail gives the effort)",
+    Evidence.EXHIBIT: "a measured figure with no claim (tightness values, rows the statement does "
+                      "not cover); shown, never counted as a pass",
+}
+
+
+def legend() -> str:
+    """The evidence kinds and their definitions, one sentence (the report's legend)."""
+    return "; ".join(f"*{e.value}* = {text}" for e, text in EVIDENCE_DEFINITIONS.items()) + "."
 
 
 class Profile(str, Enum):
@@ -57,6 +76,12 @@ class Outcome:
     detail: str = ""
     margin_kind: str = "ratio"
     values: Mapping[str, float | str] = field(default_factory=dict)  # measured quantities, by name
+    vacuous: bool = False  # the claim's target is <= 0 at this case: nothing was tested
+
+    @property
+    def counted(self) -> bool:
+        """Whether the outcome judges a claim (an exhibit or a vacuous case does not)."""
+        return self.evidence is not Evidence.EXHIBIT and not self.vacuous
 
 
 @dataclass(frozen=True)
@@ -84,6 +109,29 @@ class Exhibit:
 
 
 @dataclass(frozen=True)
+class Discrepancy:
+    """A documented failure of the paper, scoped to the cases where it is expected: ``expected``
+    (over a case's params) says which cases fail and ``scope`` says it in words.  A failure
+    outside the scope is a FAIL; a case inside it that passes is "discrepancy not reproduced"."""
+
+    reason: str
+    scope: str
+    expected: Callable[[Mapping[str, object]], bool]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A constant measured on some cases: ``calibration`` (over a case's params) marks the cases
+    it was tuned on; every other case of the checks in ``checks`` is held out.  The headline
+    counts held-out cases only; the in-sample cases are shown beside them."""
+
+    constant: str
+    checks: tuple[str, ...]
+    scope: str
+    calibration: Callable[[Mapping[str, object]], bool]
+
+
+@dataclass(frozen=True)
 class Result:
     """A result of the paper with its reconstructed statement and its checks."""
 
@@ -95,8 +143,12 @@ class Result:
     checks: tuple[Check, ...] = ()
     document: str = ""
     notes: str = ""
-    discrepancies: Mapping[str, str] = field(default_factory=dict)  # check id -> what fails and why
+    discrepancies: Mapping[str, Discrepancy] = field(default_factory=dict)  # by check id
     exhibits: tuple[Exhibit, ...] = ()
+    calibrations: tuple[Calibration, ...] = ()
+
+    def calibration_for(self, check_id: str) -> Calibration | None:
+        return next((c for c in self.calibrations if check_id in c.checks), None)
 
     @property
     def checked(self) -> bool:

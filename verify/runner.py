@@ -7,7 +7,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
-from .checks import Case, Check, Constants, Outcome, Profile, Result
+from .checks import Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile, Result
 from .journal import Journal
 from .results import REGISTRY
 
@@ -19,19 +19,65 @@ class CheckReport:
     outcomes: list[Outcome] = field(default_factory=list)
     seconds: float = 0.0
     expected: int | None = None  # cases in the check's range (None: every case was judged)
+    params: dict[str, Mapping[str, object]] = field(default_factory=dict)  # case label -> params
 
     @property
-    def discrepancy(self) -> str | None:
-        """The documented discrepancy this check exhibits, if any (see Result.discrepancies)."""
+    def discrepancy(self) -> Discrepancy | None:
+        """The documented discrepancy of this check, if any (see Result.discrepancies)."""
         return self.result.discrepancies.get(self.check.id)
+
+    def in_scope(self, o: Outcome) -> bool:
+        """Whether the documented discrepancy expects this case to fail."""
+        d = self.discrepancy
+        return d is not None and o.case in self.params and bool(d.expected(self.params[o.case]))
+
+    def in_sample(self, o: Outcome) -> bool:
+        """Whether this case is one a measured constant of the check was calibrated on."""
+        cal = self.result.calibration_for(self.check.id)
+        return cal is not None and o.case in self.params and bool(cal.calibration(self.params[o.case]))
+
+    @property
+    def counted(self) -> list[Outcome]:
+        """Outcomes that judge a claim (exhibits and vacuous cases excluded)."""
+        return [o for o in self.outcomes if o.counted]
 
     @property
     def failed(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.passed is False]
+        return [o for o in self.counted if o.passed is False]
+
+    @property
+    def unexpected(self) -> list[Outcome]:
+        """Failures outside the documented discrepancy's scope (all failures when there is none)."""
+        return [o for o in self.failed if not self.in_scope(o)]
+
+    @property
+    def not_reproduced(self) -> list[Outcome]:
+        """Cases the documented discrepancy expects to fail that pass."""
+        return [o for o in self.counted if o.passed is True and self.in_scope(o)]
 
     @property
     def undecided(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.passed is None]
+        return [o for o in self.counted if o.passed is None]
+
+    @property
+    def vacuous(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.vacuous]
+
+    @property
+    def exhibited(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.evidence is Evidence.EXHIBIT]
+
+    @property
+    def passed(self) -> list[Outcome]:
+        """Held-out passes: the headline count (in-sample cases of a calibrated constant are
+        shown apart, see :attr:`in_sample_passed`)."""
+        return [o for o in self.counted if o.passed is True and not self.in_sample(o)]
+
+    @property
+    def in_sample_passed(self) -> tuple[int, int]:
+        """(passes, cases) among the cases a constant was calibrated on."""
+        inside = [o for o in self.counted if self.in_sample(o)]
+        return sum(o.passed is True for o in inside), len(inside)
 
     @property
     def missing(self) -> int:
@@ -40,20 +86,26 @@ class CheckReport:
 
     @property
     def status(self) -> str:
-        if self.failed:
-            return "discrepancy" if self.discrepancy else "FAIL"
+        if self.unexpected:
+            return "FAIL"
         if self.undecided:
             return "undecided"
         if self.missing:
             return "incomplete"
+        if self.not_reproduced:
+            return "discrepancy not reproduced"
+        if self.failed:
+            return "discrepancy"
+        if not self.counted and self.outcomes:
+            return "vacuous" if self.vacuous and not self.exhibited else "exhibit"
         return "pass"
 
     @property
     def worst(self) -> Outcome | None:
-        """The outcome with the smallest margin (the failing one first)."""
+        """The outcome with the smallest margin (the failing one first, exhibits last)."""
         def key(o: Outcome):
             m = o.margin if o.margin is not None else float("inf")
-            return (o.passed is not False, m)
+            return (not o.counted, o.passed is not False, m)
         return min(self.outcomes, key=key, default=None)
 
 
@@ -107,6 +159,7 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
             reports[check.id].expected = len(cases)
             for index, case in enumerate(cases):
                 order[(check.id, case.label)] = index
+                reports[check.id].params[case.label] = case.params
                 if (check.id, case.label) in recorded:
                     outcome, secs = recorded[(check.id, case.label)]
                     reports[check.id].outcomes.append(outcome)

@@ -33,8 +33,8 @@ Population risk of the learned parameters: :func:`verify.engine.general.evaluate
 given threshold, or whose float error estimate straddles it, are re-evaluated with the mpmath
 path :func:`verify.engine.general.loss`.
 
-Also here: the exact Clopper-Pearson interval of a binomial proportion (mpmath ``betainc`` and
-bisection; scipy is not a dependency).
+Also here: the exact Clopper-Pearson interval of a binomial proportion and the power of the test
+built on it (scipy.stats: ``binomtest``, ``binom``, ``beta``).
 """
 from __future__ import annotations
 
@@ -43,8 +43,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
-import mpmath
 import numpy as np
+from scipy.stats import beta as scipy_beta
+from scipy.stats import binom, binomtest
 
 from . import general
 from .distribution import WordDistribution
@@ -66,6 +67,8 @@ __all__ = [
     "population_risk",
     "run",
     "clopper_pearson",
+    "power_to_reject",
+    "repetitions_for_power",
 ]
 
 BLOCK = 64  # words per draw call; the prefix property holds at any N
@@ -272,7 +275,8 @@ def train(plan: Plan, seed: int, R: int) -> Training:
 
 @dataclass(frozen=True)
 class RiskValue:
-    """Population risk of one learned point: value, error bound, and how it was computed."""
+    """Population risk of one learned point: value, error estimate (float64: |I_h - I_2h| plus
+    rounding; mpmath: the quadrature's estimate), and how it was computed."""
 
     value: float
     error: float
@@ -313,7 +317,7 @@ class Repetitions:
 
     @property
     def successes(self) -> int:
-        """Repetitions whose risk plus its error bound is <= the threshold (an undecided point,
+        """Repetitions whose risk plus its error estimate is <= the threshold (an undecided point,
         which the mpmath re-evaluation makes practically impossible, counts as a failure)."""
         return int(sum(r.value + r.error <= self.threshold for r in self.risks))
 
@@ -335,28 +339,36 @@ def run(plan: Plan, seed: int, R: int, threshold: float, band: float = 0.1,
 # ------------------------------------------------------------------------------ statistics
 
 
-def _beta_quantile(q, a, b) -> mpmath.mpf:
-    """x with I_x(a, b) = q (regularized incomplete beta), by bisection to ~1e-12."""
-    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-    for _ in range(45):
-        mid = (lo + hi) / 2
-        if mpmath.betainc(a, b, 0, mid, regularized=True) < q:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
-
-
 def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Exact (Clopper-Pearson) two-sided interval for a binomial proportion, k successes of n.
-
-    lower = Beta^-1(a/2; k, n - k + 1) (0 if k = 0), upper = Beta^-1(1 - a/2; k + 1, n - k)
-    (1 if k = n), a = 1 - level.
-    """
+    """Exact (Clopper-Pearson) two-sided interval for a binomial proportion, k successes of n
+    (``scipy.stats.binomtest(k, n).proportion_ci(method="exact")``)."""
     if n < 1 or not 0 <= k <= n:
         raise ValueError("need 0 <= k <= n, n >= 1")
-    a = (1 - mpmath.mpf(level)) / 2
-    with mpmath.workdps(30):
-        lower = mpmath.mpf(0) if k == 0 else _beta_quantile(a, k, n - k + 1)
-        upper = mpmath.mpf(1) if k == n else _beta_quantile(1 - a, k + 1, n - k)
-    return float(lower), float(upper)
+    ci = binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
+    return float(ci.low), float(ci.high)
+
+
+def _upper_ends(n: int, level: float) -> np.ndarray:
+    """The CP upper end for k = 0..n (vectorised; the same quantile binomtest inverts)."""
+    k = np.arange(n + 1)
+    with np.errstate(invalid="ignore"):
+        up = scipy_beta.ppf(1 - (1 - level) / 2, k + 1, np.maximum(n - k, 1))
+    return np.where(k == n, 1.0, up)
+
+
+def power_to_reject(goal: float, alternative: float, n: int, level: float = 0.95) -> float:
+    """P(CP upper end < goal) for n trials with true probability ``alternative``: the chance that
+    the test "FAIL when the upper end is below the goal" detects a shortfall of that size."""
+    rejecting = np.nonzero(_upper_ends(n, level) < goal)[0]
+    return 0.0 if rejecting.size == 0 else float(binom.cdf(rejecting[-1], n, alternative))
+
+
+def repetitions_for_power(goal: float, alternative: float, power: float = 0.9,
+                          level: float = 0.95, step: int = 10, cap: int = 4000) -> int:
+    """The smallest multiple of ``step`` (at least ``step``, at most ``cap``) whose exact power
+    against ``alternative`` is >= ``power``; ``cap`` when none is (the caller reports the power it
+    reaches)."""
+    for n in range(step, cap + 1, step):
+        if power_to_reject(goal, alternative, n, level) >= power:
+            return n
+    return cap

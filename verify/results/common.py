@@ -7,6 +7,7 @@ from typing import Callable, Mapping, Sequence
 import mpmath
 
 from ..checks import Case, Evidence, Outcome, Profile
+from ..engine.estimate import ErrorKind, Estimate
 
 
 def log_grid(lo: float, hi: float, n: int, integer: bool = False) -> list:
@@ -27,34 +28,58 @@ def grid(profile: Profile, options: Mapping[str, object], d_by_profile: Mapping[
     return [Case(f"d={d}, eps={e:g}", {"d": int(d), "eps": float(e)}) for d in ds for e in epss]
 
 
-def ratio_outcome(case: Case, value, bound, error, evidence: Evidence = Evidence.NUMERIC,
+ERROR_WORDS = {ErrorKind.ESTIMATED: "error estimate", ErrorKind.PROVEN: "proven error bound",
+               ErrorKind.ENCLOSURE: "enclosure radius"}
+
+
+def as_estimate(value, error=None, kind: ErrorKind = ErrorKind.ESTIMATED) -> Estimate:
+    """``value`` as an :class:`Estimate`; a bare number with an ``error`` is taken as an estimate
+    (the weakest kind) unless ``kind`` says otherwise."""
+    if isinstance(value, Estimate):
+        return value
+    return Estimate(value, 0 if error is None else error, kind)
+
+
+def error_text(e: Estimate) -> str:
+    """How the detail names an error: "error estimate 1e-20" / "proven error bound ..." / ..."""
+    return f"{ERROR_WORDS[e.kind]} {mpmath.nstr(mpmath.mpf(e.error), 2)}"
+
+
+def ratio_outcome(case: Case, value, bound, error=None, evidence: Evidence = Evidence.NUMERIC,
                   detail: str = "", values: Mapping[str, float | str] | None = None) -> Outcome:
-    """Judge ``value <= bound`` with an absolute error bound on value: pass only if
-    ``value + error <= bound``; undecided if the error straddles the bound."""
+    """Judge ``value <= bound`` for ``value`` an :class:`Estimate` (or a number with ``error``,
+    taken as an estimate): pass only if ``value + error <= bound``; undecided if the error
+    straddles the bound.  The detail names the error by its kind (estimate, proven bound,
+    enclosure)."""
+    est = as_estimate(value, error)
     with mpmath.workdps(30):
-        value, bound, error = mpmath.mpf(value), mpmath.mpf(bound), mpmath.mpf(error)
-        margin = float(bound / value) if value > 0 else float("inf")
-        if value + error <= bound:
+        v, bound, err = mpmath.mpf(est.value), mpmath.mpf(bound), mpmath.mpf(est.error)
+        margin = float(bound / v) if v > 0 else float("inf")
+        if v + err <= bound:
             passed = True
-        elif value - error > bound:
+        elif v - err > bound:
             passed = False
         else:
             passed = None
-    text = detail or f"value {mpmath.nstr(value, 6)} vs bound {mpmath.nstr(bound, 6)}"
+    text = detail or f"value {mpmath.nstr(v, 6)} vs bound {mpmath.nstr(bound, 6)}"
+    text += f" ({error_text(Estimate(err, err, est.kind))})"
     return Outcome(case.label, passed, margin, evidence, text, values=dict(values or {}))
 
 
 def floor_outcome(case: Case, found: float, value, error, bound, detail: str,
                   values: Mapping[str, float | str] | None = None) -> Outcome:
     """Judge a searched floor ``>= bound`` (search evidence): ``found`` is the search's float64
-    value, ``value +- error`` its high-precision re-evaluation.  Fails loudly (COUNTEREXAMPLE)
-    when either is below the bound; passes when the whole interval is above it; else undecided.
-    Margin: (value - error)/bound."""
+    value, ``value`` its high-precision re-evaluation (an :class:`Estimate`, or a number with
+    ``error`` taken as an estimate).  Fails loudly (COUNTEREXAMPLE) when either is below the
+    bound; passes when the whole interval is above it; else undecided.  Margin:
+    (value - error)/bound.  The detail names the re-evaluation's error by its kind."""
+    est = as_estimate(value, error)
     with mpmath.workdps(30):
-        value, error = mpmath.mpf(value), mpmath.mpf(error)
+        value, error = mpmath.mpf(est.value), mpmath.mpf(est.error)
         if isinstance(bound, Fraction):
             bound = mpmath.mpf(bound.numerator) / bound.denominator
         bound = mpmath.mpf(bound)
+        detail = f"{detail} ({error_text(Estimate(error, error, est.kind))})"
         if found < bound or value + error < bound:
             return Outcome(case.label, False, float(value / bound), Evidence.SEARCH,
                            "COUNTEREXAMPLE: " + detail, values=dict(values or {}))
@@ -77,7 +102,14 @@ def smallest_passing(ok: Callable[[mpmath.mpf], bool], lo, hi, steps: int,
     return hi
 
 
-def difference_outcome(case: Case, slack, evidence: Evidence, detail: str) -> Outcome:
-    """Judge ``slack > 0`` (a strict inequality written as bound - value)."""
-    s = float(slack)
-    return Outcome(case.label, s > 0, s, evidence, detail, margin_kind="difference")
+def difference_outcome(case: Case, slack, evidence: Evidence, detail: str,
+                       error=None) -> Outcome:
+    """Judge ``slack > 0`` (a strict inequality written as bound - value); ``slack`` may be an
+    :class:`Estimate` (or a number with ``error``, an estimate): pass when ``slack - error > 0``,
+    fail when ``slack + error <= 0``, undecided between."""
+    est = as_estimate(slack, error)
+    s, err = float(est.value), float(est.error)
+    passed = True if s - err > 0 else (False if s + err <= 0 else None)
+    if err:
+        detail = f"{detail} ({error_text(est)})"
+    return Outcome(case.label, passed, s, evidence, detail, margin_kind="difference")

@@ -34,10 +34,12 @@ FLOORS = (
 
 
 def dedicated(module, check_id: str, profile: Profile, constants: Constants,
-              options: Mapping[str, object]) -> list[Outcome]:
-    """The outcomes of a result's own check on the cases it builds for ``options``."""
+              options: Mapping[str, object], keep=lambda params: True) -> list[Outcome]:
+    """The outcomes of a result's own check on the cases it builds for ``options`` (those whose
+    params ``keep`` accepts)."""
     check = next(c for c in module.RESULT.checks if c.id == check_id)
-    return [check.judge(case, constants) for case in check.cases(profile, constants, options)]
+    return [check.judge(case, constants) for case in check.cases(profile, constants, options)
+            if keep(case.params)]
 
 
 def _eps(constants: Constants) -> float:
@@ -54,7 +56,8 @@ def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Cas
 def _judge(case: Case, constants: Constants) -> Outcome:
     d, eps = case.params["d"], case.params["eps"]
     profile = Profile(case.params["profile"])
-    (plan,) = dedicated(thm2, "thm2.final", profile, constants, {"d": [d], "eps": [eps]})
+    (plan,) = dedicated(thm2, "thm2.final", profile, constants, {"d": [d], "eps": [eps]},
+                        thm2.boundary)  # the theorem's schedule at its boundary
     risk = plan.values["loss"]
     values: dict[str, float | str] = {"d": d, "eps": eps, "three_phase": risk}
     floors, parts = {}, []

@@ -1,8 +1,10 @@
-"""Corollary 1's schedule on the population loss (the finite-sample part is a later issue).
+"""Corollary 1: its schedule on the population loss here, the finite-sample statement in
+:mod:`cor1_samples` (merged into this result).
 
-Statement (text): eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, T = ceil(72/eps); here
-the gradients are exact population gradients, so the claim checked is L_s(alpha', beta'') <= eps
-for the plan with that schedule.  Constants: cor1.C, cor1.T_numerator (and thm2.eta1_scale).
+Statement (text): eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, T = ceil(72/eps); with
+exact population gradients the claim checked is L_s(alpha', beta'') <= eps for the plan with that
+schedule, on the boundary of the hypotheses and inside them (eta1 in {1, d^(1/4), sqrt(d)}, eta2
+and T above their minima).  Constants: cor1.C, cor1.T_numerator (and thm2.eta1_scale).
 """
 from __future__ import annotations
 
@@ -10,18 +12,20 @@ from typing import Mapping
 
 import mpmath
 
-from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..engine.estimate import ErrorKind, Estimate
 from . import cor1_samples, thm2
-from .common import grid, ratio_outcome
+from .common import ratio_outcome
 
 
 def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
-    return grid(profile, options, thm2.D_GRID, thm2.EPS_GRID)
+    return thm2.plan_cases(profile, constants, options)
 
 
 def _judge_final(case: Case, constants: Constants) -> Outcome:
     plan = thm2.plan_for(case, constants, prefix="cor1")
-    return ratio_outcome(case, plan.loss, case.params["eps"], plan.final.error["loss"],
+    return ratio_outcome(case, Estimate(plan.loss, plan.final.error["loss"], ErrorKind.ESTIMATED),
+                         case.params["eps"],
                          detail=f"L = {mpmath.nstr(plan.loss, 5)}, T = {plan.T}")
 
 
@@ -30,7 +34,8 @@ RESULT = Result(
     name="Corollary 1",
     statement="eta3 = 1, T = ceil(72/eps), eta2 >= C d^2/eta1 ln(d/eps): L_s(alpha', beta'') <= eps",
     hypotheses="d >= 3, eps in (0,1), eta1 <= sqrt(d); population gradients, and sampled ones with N1 >= C d ln d, N3 >= C ln d/eps",
-    constants=("cor1.C", "cor1.T_numerator", "thm2.eta1_scale", "cor1.c", "cor1.repetitions"),
+    constants=("cor1.C", "cor1.T_numerator", "thm2.eta1_scale", "cor1.c", "cor1.delta",
+               "cor1.repetitions"),
     document="proofs/cor1.md",
     checks=(
         Check("cor1.population", "Corollary 1", "L_s(alpha', beta'') <= eps with T = ceil(72/eps)",
@@ -38,4 +43,9 @@ RESULT = Result(
         *cor1_samples.CHECKS,
     ),
     exhibits=cor1_samples.EXHIBITS,
+    calibrations=(
+        Calibration("cor1.C", ("cor1.population", "cor1.samples", "cor1.sample_sweep"),
+                    "(d, eps) of the cor1.sample_C scan: d in {5, 10, 20, 30, 50, 100, 200}, "
+                    "eps in {0.1, 0.001}", cor1_samples.calibrated),
+    ),
 )

@@ -35,7 +35,7 @@ def attention_gap(d: int, eps, constants: Constants) -> mpmath.mpf:
 
 
 def loss_at_gap(d: int, gap) -> tuple:
-    """L_s(gap e_s, 2 e_s) and its error bound."""
+    """L_s(gap e_s, 2 e_s) and its error estimate."""
     ev = evaluate(SymmetricPoint(d, gap, 0, 2, 0), DPS)
     return ev.loss, ev.error["loss"]
 
@@ -125,6 +125,7 @@ def _judge_general(case: Case, constants: Constants) -> Outcome:
 
 _k = sp.Symbol("k", nonnegative=True)  # d = 2 + k
 _e = sp.Symbol("epsilon", positive=True)
+_t = sp.Symbol("t", positive=True)  # eps = 1/(1 + t) runs over (0, 1) as t runs over (0, oo)
 
 
 def _single(label: str) -> list[Case]:
@@ -133,6 +134,28 @@ def _single(label: str) -> list[Case]:
 
 def _symbolic_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
     return _single("all d >= 2, eps in (0,1)")
+
+
+def sign_on_range(expr: sp.Expr) -> bool | None:
+    """SymPy's verdict on ``expr > 0`` for every d >= 2 (k >= 0) and eps in (0, 1) (eps =
+    1/(1+t), t > 0): True (proved), False (disproved: SymPy's sign, or an exact rational point
+    of the range where expr <= 0) or None (neither)."""
+    on_t = sp.simplify(sp.together(expr.subs(_e, 1 / (1 + _t))))
+    verdict = on_t.is_positive
+    if verdict is None:
+        points = [{_t: sp.Rational(t), _k: k} for t in ("1/100", "1/8", "1", "8", "100") for k in (0, 7)]
+        if any(bool(on_t.subs(p) <= 0) for p in points):
+            return False
+    return verdict
+
+
+def sign_outcome(case: Case, expr: sp.Expr, detail: str, margin=None) -> Outcome:
+    """A symbolic outcome for ``expr > 0`` on the whole range: passes only when SymPy proves it,
+    fails when SymPy disproves it, undecided otherwise."""
+    proved = sign_on_range(expr)
+    verdict = {True: "proved > 0", False: "NOT > 0", None: "sign undecided"}[proved]
+    return Outcome(case.label, proved, margin, Evidence.SYMBOLIC, f"{detail}: {verdict} (SymPy)",
+                   margin_kind="difference")
 
 
 def step_long_words() -> sp.Expr:
@@ -146,46 +169,61 @@ def step_long_words() -> sp.Expr:
 
 def _judge_long_words(case: Case, constants: Constants) -> Outcome:
     slack = step_long_words()
-    # slack = (2 - eps)/((k + 1) eps): positive for eps < 2; SymPy checks the sign on the range
-    proved = sp.simplify(slack - (2 - _e) / ((_k + 1) * _e)) == 0
-    return Outcome(case.label, proved, None, Evidence.SYMBOLIC,
-                   f"p(M-1) - 2/eps = {sp.sstr(slack)} > 0 for eps < 2")
+    return sign_outcome(case, slack, f"p(M-1) - 2/eps = {sp.sstr(slack)}")
+
+
+def long_contribution_gap() -> sp.Expr:
+    """g(eps) = ln eps + 2/eps - ln 4: 2 e^(-2/eps) < eps/2 iff g > 0."""
+    return sp.log(_e) + 2 / _e - sp.log(4)
 
 
 def _judge_long_contribution(case: Case, constants: Constants) -> Outcome:
     """2 e^(-2/eps) < eps/2 on (0, 1): g(eps) = ln eps + 2/eps - ln 4 is decreasing there
-    (g' = (eps - 2)/eps^2 < 0) and g(1) = 2 - ln 4 > 0."""
-    g = sp.log(_e) + 2 / _e - sp.log(4)
-    derivative = sp.simplify(sp.diff(g, _e) - (_e - 2) / _e**2) == 0
+    (SymPy proves g' < 0 on the range) and g(1) = 2 - ln 4 > 0 (SymPy decides the sign of the
+    number), so g > 0 on (0, 1)."""
+    g = long_contribution_gap()
+    decreasing = sign_on_range(-sp.diff(g, _e))
     end = g.subs(_e, 1)
-    proved = derivative and bool(end > 0)
+    proved = decreasing if not decreasing else bool(end.is_positive)
     return Outcome(case.label, proved, float(end), Evidence.SYMBOLIC,
-                   f"g(1) = 2 - ln 4 = {float(end):.4f}, g decreasing on (0,1)",
+                   f"g' = {sp.sstr(sp.simplify(sp.diff(g, _e)))} < 0 on (0,1): "
+                   f"{'proved' if decreasing else 'not proved'}; g(1) = 2 - ln 4 = {float(end):.4f}",
                    margin_kind="difference")
+
+
+def short_attention_slack(c) -> sp.Expr:
+    """gamma_s's lower bound minus 2/(2 + eps) in the worst case C_s = 1, m - C_s = 2d/eps, for
+    the gap ln(c d/eps^2): c d/(c d + 2 d eps) - 2/(2 + eps)."""
+    d = 2 + _k
+    worst = c * d / (c * d + _e**2 * 2 * d / _e)
+    return sp.simplify(worst - 2 / (2 + _e))
 
 
 def _judge_short_attention(case: Case, constants: Constants) -> Outcome:
     """For a short positive word (m <= 2d/eps, C_s >= 1), with gap ln(c d/eps^2):
-    gamma_s >= c d C_s/(c d C_s + eps^2 (m - C_s)) >= c d/(c d + 2 d eps) = 2/(2 + eps) iff c >= 4
-    (worst case C_s = 1, m - C_s = 2d/eps)."""
+    gamma_s >= c d C_s/(c d C_s + eps^2 (m - C_s)) >= c d/(c d + 2 d eps) >= 2/(2 + eps): SymPy
+    decides the sign of the last slack, eps (c - 4)/((2 + eps)(c + 2 eps)), on the whole range
+    (>= 0: equality at c = 4 is allowed)."""
     c = sp.Rational(constants["prop1.attention_constant"].numerator,
                     constants["prop1.attention_constant"].denominator)
-    d = 2 + _k
-    worst = c * d / (c * d + _e**2 * 2 * d / _e)
-    slack = sp.simplify(worst - 2 / (2 + _e))  # = eps (c - 4) / ((2 + eps)(c + 2 eps))
-    # sign of the slack on the whole range: numerator eps (c - 4) >= 0 iff c >= 4
-    numerator = sp.factor(sp.together(slack)).as_numer_denom()[0]
-    holds = sp.simplify(numerator.subs(_e, 1)) >= 0 and c >= 4
-    return Outcome(case.label, bool(holds), float(c - 4), Evidence.SYMBOLIC,
-                   f"gamma_s - 2/(2+eps) >= {sp.sstr(sp.factor(slack))}", margin_kind="difference")
+    slack = short_attention_slack(c)
+    nonneg = sp.simplify(sp.together(slack.subs(_e, 1 / (1 + _t)))).is_nonnegative
+    verdict = {True: "proved >= 0", False: "NOT >= 0", None: "sign undecided"}[nonneg]
+    return Outcome(case.label, nonneg, float(c - 4), Evidence.SYMBOLIC,
+                   f"gamma_s - 2/(2+eps) >= {sp.sstr(sp.factor(slack))}: {verdict} (SymPy)",
+                   margin_kind="difference")
+
+
+def short_loss_gap() -> sp.Expr:
+    """eps/2 - 2 eps^2/(2 + eps)^2: the room left under eps/2 on short words (A.2 step 4)."""
+    return _e / 2 - 2 * _e**2 / (2 + _e) ** 2
 
 
 def _judge_short_loss(case: Case, constants: Constants) -> Outcome:
-    """1/2 (2 gamma - 2)^2 <= 2 eps^2/(2 + eps)^2 < eps/2: the gap is
-    eps/2 - 2 eps^2/(2+eps)^2 = eps (4 + eps^2)/(2 (2+eps)^2) > 0."""
-    gap = sp.simplify(_e / 2 - 2 * _e**2 / (2 + _e) ** 2)
-    proved = sp.simplify(gap - _e * (4 + _e**2) / (2 * (2 + _e) ** 2)) == 0
-    return Outcome(case.label, proved, None, Evidence.SYMBOLIC, f"eps/2 - 2eps^2/(2+eps)^2 = {sp.sstr(sp.factor(gap))}")
+    """1/2 (2 gamma - 2)^2 <= 2 eps^2/(2 + eps)^2 < eps/2: SymPy proves the gap
+    eps/2 - 2 eps^2/(2+eps)^2 = eps (4 + eps^2)/(2 (2+eps)^2) positive on the range."""
+    gap = sp.simplify(short_loss_gap())
+    return sign_outcome(case, gap, f"eps/2 - 2eps^2/(2+eps)^2 = {sp.sstr(sp.factor(gap))}")
 
 
 RESULT = Result(

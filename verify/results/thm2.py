@@ -13,8 +13,11 @@ from typing import Mapping
 import mpmath
 import sympy as sp
 
-from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import (Calibration, Case, Check, Constants, Discrepancy, Evidence, Exhibit, Outcome,
+                      Profile, Result)
+from ..engine.estimate import ErrorKind, Estimate
 from ..engine.plans import ThreePhase, three_phase
+from ..engine.symmetric import attention_state
 from .common import grid, log_grid, ratio_outcome, smallest_passing
 
 DPS = 30
@@ -34,33 +37,101 @@ def _mpf(x) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def schedule(d: int, eps, constants: Constants, prefix: str = "thm2") -> tuple:
+ETA1_CHOICES = ("sqrt(d)", "d^(1/4)", "1")
+# inside the hypotheses: (eta1, eta2 as a multiple of its minimum, T as a multiple of its minimum)
+INTERIOR = (("1", 1, 1), ("d^(1/4)", 1, 1), ("sqrt(d)", 4, 1), ("sqrt(d)", 1, 2), ("1", 4, 2))
+INTERIOR_D = {Profile.QUICK: [10], Profile.DEFAULT: [3, 10, 100], Profile.FULL: [3, 5, 10, 100, 1000]}
+INTERIOR_EPS = {Profile.QUICK: [1e-3], Profile.DEFAULT: [1e-3, 0.5], Profile.FULL: [1e-5, 1e-2, 0.5]}
+
+
+def eta1_value(d: int, choice: str, constants: Constants) -> mpmath.mpf:
+    """eta1 for a case: thm2.eta1_scale sqrt(d) (the boundary eta1 <= sqrt(d) at scale 1),
+    d^(1/4) or 1 (inside the hypothesis)."""
+    if choice == "sqrt(d)":
+        return _mpf(constants["thm2.eta1_scale"]) * mpmath.sqrt(d)
+    if choice == "d^(1/4)":
+        return mpmath.root(d, 4)
+    if choice == "1":
+        return mpmath.mpf(1)
+    raise ValueError(f"eta1 must be one of {ETA1_CHOICES}, got {choice!r}")
+
+
+def schedule(d: int, eps, constants: Constants, prefix: str = "thm2", eta1: str = "sqrt(d)",
+             eta2_x=1, T_x=1) -> tuple:
     """(eta1, eta2, eta3, T) of the reconstructed statement (prefix ``thm2``) or of Corollary 1
-    (prefix ``cor1``: T = ceil(T_numerator/eps))."""
+    (prefix ``cor1``: T = ceil(T_numerator/eps)); ``eta2_x`` and ``T_x`` (>= 1) take eta2 and T
+    that many times above their minimum (inside the hypotheses)."""
     with mpmath.workdps(DPS + 10):
         eps = mpmath.mpf(eps)
-        eta1 = _mpf(constants["thm2.eta1_scale"]) * mpmath.sqrt(d)
-        eta2 = _mpf(constants[f"{prefix}.C"]) * d**2 / eta1 * mpmath.log(d / eps)
+        e1 = eta1_value(d, eta1, constants)
+        eta2 = mpmath.mpf(eta2_x) * _mpf(constants[f"{prefix}.C"]) * d**2 / e1 * mpmath.log(d / eps)
         if prefix == "thm2":
-            T = int(mpmath.ceil(_mpf(constants["thm2.T_factor"]) * d * mpmath.log(16 * d / eps)))
+            T = int(mpmath.ceil(mpmath.mpf(T_x) * _mpf(constants["thm2.T_factor"]) * d
+                                * mpmath.log(16 * d / eps)))
         else:
-            T = int(mpmath.ceil(_mpf(constants["cor1.T_numerator"]) / eps))
-    return eta1, eta2, mpmath.mpf(1), T
+            T = int(mpmath.ceil(mpmath.mpf(T_x) * _mpf(constants["cor1.T_numerator"]) / eps))
+    return e1, eta2, mpmath.mpf(1), T
+
+
+def case_schedule(params: Mapping[str, object], constants: Constants, prefix: str = "thm2") -> tuple:
+    """The schedule of one case (boundary when the case names no interior choice)."""
+    return schedule(params["d"], params["eps"], constants, prefix, params.get("eta1", "sqrt(d)"),
+                    params.get("eta2_x", 1), params.get("T_x", 1))
+
+
+def plan_cases(profile: Profile, constants: Constants, options: Mapping,
+               d_grid: Mapping = D_GRID, eps_grid: Mapping = EPS_GRID) -> list[Case]:
+    """The boundary of the hypotheses (eta1 = eta1_scale sqrt(d), eta2 and T at their minima) on
+    the (d, eps) grid, then the interior variants (INTERIOR) on a smaller grid."""
+    out = []
+    for c in grid(profile, options, d_grid, eps_grid):
+        e1 = eta1_value(c.params["d"], "sqrt(d)", constants)
+        out.append(Case(c.label, {**c.params, "eta1_value": float(e1)}))
+    for c in grid(profile, options, INTERIOR_D, INTERIOR_EPS):
+        d = c.params["d"]
+        for eta1, eta2_x, T_x in INTERIOR:
+            out.append(Case(f"{c.label}, eta1={eta1}, eta2={eta2_x}x min, T={T_x}x min",
+                            {**c.params, "eta1": eta1, "eta2_x": eta2_x, "T_x": T_x,
+                             "eta1_value": float(eta1_value(d, eta1, constants))}))
+    return out
+
+
+def calibrated(params: Mapping[str, object]) -> bool:
+    """The cases thm2.C was chosen on (proofs/constants.toml): the boundary schedule at d = 3..8;
+    every other d, and every interior schedule, is held out."""
+    return boundary(params) and 3 <= int(params["d"]) <= 8
+
+
+def boundary(params: Mapping[str, object]) -> bool:
+    """Whether a case sits on the boundary of the hypotheses (the schedule thm2.C was tuned on)."""
+    return params.get("eta1", "sqrt(d)") == "sqrt(d)" and params.get("eta2_x", 1) == 1 \
+        and params.get("T_x", 1) == 1
 
 
 @lru_cache(maxsize=256)
-def run_plan(d: int, eps: float, eta1, eta2, eta3, T: int) -> ThreePhase:
+def run_plan(d: int, eps: float, eta1, eta2, eta3, T: int, dps: int = DPS) -> ThreePhase:
     """The plan for one case (memoised: several checks read the same run)."""
-    return three_phase(d, eta1, eta2, eta3, T, DPS)
+    return three_phase(d, eta1, eta2, eta3, T, dps)
 
 
-def plan_for(case: Case, constants: Constants, prefix: str = "thm2") -> ThreePhase:
+def plan_for(case: Case, constants: Constants, prefix: str = "thm2", dps: int = DPS) -> ThreePhase:
     d, eps = case.params["d"], case.params["eps"]
-    return run_plan(d, eps, *schedule(d, eps, constants, prefix))
+    return run_plan(d, eps, *case_schedule(case.params, constants, prefix), dps)
+
+
+def two_precisions(case: Case, constants: Constants, quantity, own_error=0) -> Estimate:
+    """``quantity(plan)`` at DPS with an error ESTIMATE: the value's own propagated quadrature
+    error (``own_error(plan)``, itself an estimate) plus its change when the whole plan is
+    recomputed at DPS + 10 digits (the second precision the quadrature docstring asks for)."""
+    plan, fine = plan_for(case, constants), plan_for(case, constants, dps=DPS + 10)
+    with mpmath.workdps(DPS + 10):
+        value = quantity(plan)
+        own = own_error(plan) if callable(own_error) else mpmath.mpf(own_error)
+        return Estimate(value, own + abs(quantity(fine) - value), ErrorKind.ESTIMATED)
 
 
 def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
-    return grid(profile, options, D_GRID, EPS_GRID)
+    return plan_cases(profile, constants, options)
 
 
 def _judge_final(case: Case, constants: Constants) -> Outcome:
@@ -70,27 +141,20 @@ def _judge_final(case: Case, constants: Constants) -> Outcome:
                          values={"loss": float(plan.loss), "T": plan.T})
 
 
-def hypotheses_slack(d: int, eps: float, constants: Constants, prefix: str = "thm2") -> dict:
-    """How far the configured schedule is inside each hypothesis (>= 0 holds): eta1 <= sqrt(d),
-    eta2 >= d^2/eta1 ln(d/eps) (the theorem's form with the configured C >= the reference C = 1
-    is not implied; the slack is measured against C * d^2/eta1 ln(d/eps) itself), eta3 = 1,
-    T >= 4d ln(16d/eps) (Theorem 2 only)."""
-    eta1, eta2, eta3, T = schedule(d, eps, constants, prefix)
-    with mpmath.workdps(DPS + 10):  # the precision schedule() works at
-        out = {"eta1 <= sqrt(d)": mpmath.sqrt(d) - eta1,
-               "eta3 = 1": -abs(eta3 - 1),
-               "eta1 > 0": eta1}
-        if prefix == "thm2":
-            out["T >= 4d ln(16d/eps)"] = T - 4 * d * mpmath.log(16 * d / mpmath.mpf(eps))
-    return out
-
-
 def _judge_hypotheses(case: Case, constants: Constants) -> Outcome:
-    slack = hypotheses_slack(case.params["d"], case.params["eps"], constants)
-    broken = [name for name, v in slack.items() if v < 0 or (name == "eta1 > 0" and v == 0)]
-    worst = min(float(v) for name, v in slack.items() if name != "eta3 = 1")
-    detail = "violated: " + ", ".join(broken) if broken else "schedule inside every hypothesis"
-    return Outcome(case.label, not broken, worst, Evidence.NUMERIC, detail, margin_kind="difference")
+    """The configured constants against the theorem's hypotheses, for all d >= 3 and eps in
+    (0, 1): eta1 = eta1_scale sqrt(d) <= sqrt(d) iff eta1_scale <= 1, and T = ceil(T_factor d
+    ln(16d/eps)) >= 4d ln(16d/eps) (A.7) iff T_factor >= 4, as ln(16d/eps) > 0; eta3 = 1 is built
+    in.  The 1 and the 4 are the paper's, typed here, not read from the constants."""
+    scale, factor = constants["thm2.eta1_scale"], constants["thm2.T_factor"]
+    broken = [text for text, ok in ((f"eta1_scale = {scale} > 1", scale <= 1),
+                                    (f"eta1_scale = {scale} <= 0", scale > 0),
+                                    (f"T_factor = {factor} < 4", factor >= 4)) if not ok]
+    slack = min(1 - scale, factor - 4)
+    detail = "violated: " + ", ".join(broken) if broken else \
+        f"eta1_scale = {scale} <= 1 and T_factor = {factor} >= 4: every configured schedule is inside"
+    return Outcome(case.label, not broken, float(slack), Evidence.SYMBOLIC, detail,
+                   margin_kind="difference")
 
 
 def _judge_beta1_range(case: Case, constants: Constants) -> Outcome:
@@ -107,15 +171,20 @@ def run_plan_beta1(case: Case, constants: Constants) -> tuple:
     """Phase 1 only (cheap): beta' = -eta1 grad_beta L(0, 0) from the engine."""
     from ..engine.symmetric import SymmetricPoint, evaluate  # engine value, not a closed form
 
-    eta1 = schedule(case.params["d"], case.params["eps"], constants)[0]
+    eta1 = case_schedule(case.params, constants)[0]
     origin = evaluate(SymmetricPoint(case.params["d"]), DPS)
     with mpmath.workdps(DPS):
         return -eta1 * origin.grad["beta_s"], -eta1 * origin.grad["beta_j"]
 
 
+def beta1_out_of_range(params: Mapping[str, object]) -> bool:
+    """The discrepancy's scope: eta1 >= d/2 (then beta'_s = 2 eta1/d >= 1)."""
+    return bool(mpmath.mpf(params["eta1_value"]) >= mpmath.mpf(params["d"]) / 2)
+
+
 def beta1_corrected_hypothesis(case: Case, constants: Constants) -> bool:
     """The hypothesis under which beta'_s < 1 holds: eta1 < d/2 (beta'_s = 2 eta1/d)."""
-    eta1 = schedule(case.params["d"], case.params["eps"], constants)[0]
+    eta1 = case_schedule(case.params, constants)[0]
     return bool(eta1 < mpmath.mpf(case.params["d"]) / 2)
 
 
@@ -132,13 +201,16 @@ def _judge_contraction(case: Case, constants: Constants) -> Outcome:
                    f"max|1 - eta3 lambda| = {mpmath.nstr(rate, 8)} vs {mpmath.nstr(bound, 8)}")
 
 
+def initial_distance(plan: ThreePhase) -> mpmath.mpf:
+    """||beta' - beta*||^2 over all d coordinates (one target, d - 1 background ones)."""
+    return (plan.beta1[0] - plan.beta_star[0]) ** 2 + (plan.d - 1) * (plan.beta1[1] - plan.beta_star[1]) ** 2
+
+
 def _judge_initial_distance(case: Case, constants: Constants) -> Outcome:
-    plan = plan_for(case, constants)
     d = case.params["d"]
-    with mpmath.workdps(DPS):
-        dist = (plan.beta1[0] - plan.beta_star[0]) ** 2 + (d - 1) * (plan.beta1[1] - plan.beta_star[1]) ** 2
-    return ratio_outcome(case, dist, 16 * d, mpmath.mpf(10) ** (-DPS + 5),
-                         detail=f"||beta' - beta*||^2 = {mpmath.nstr(dist, 5)} vs 16d = {16 * d}")
+    dist = two_precisions(case, constants, initial_distance)
+    return ratio_outcome(case, dist, 16 * d,
+                         detail=f"||beta' - beta*||^2 = {mpmath.nstr(dist.value, 5)} vs 16d = {16 * d}")
 
 
 def delta(plan: ThreePhase) -> mpmath.mpf:
@@ -146,6 +218,12 @@ def delta(plan: ThreePhase) -> mpmath.mpf:
     ev = plan.optimum
     with mpmath.workdps(DPS):
         return 2 * ev.moments[0] if ev.family == "nu" else 1 - 2 * ev.moments[0]
+
+
+def delta_error(plan: ThreePhase) -> mpmath.mpf:
+    """The quadrature error estimate of delta: twice that of its moment at alpha'."""
+    state = attention_state(plan.d, plan.alpha[0] - plan.alpha[1], DPS)
+    return 2 * state.errors[0]
 
 
 def _judge_optimum(case: Case, constants: Constants) -> Outcome:
@@ -156,10 +234,9 @@ def _judge_optimum(case: Case, constants: Constants) -> Outcome:
 
 
 def _judge_delta(case: Case, constants: Constants) -> Outcome:
-    plan = plan_for(case, constants)
-    dl = delta(plan)
-    return ratio_outcome(case, 2 * dl, mpmath.mpf(case.params["eps"]) / 2, mpmath.mpf(10) ** (-DPS + 5),
-                         detail=f"2 delta = {mpmath.nstr(2 * dl, 5)} vs eps/2")
+    dl = two_precisions(case, constants, delta, delta_error).scale(2)
+    return ratio_outcome(case, dl, mpmath.mpf(case.params["eps"]) / 2,
+                         detail=f"2 delta = {mpmath.nstr(dl.value, 5)} vs eps/2")
 
 
 def _tightness_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
@@ -186,14 +263,19 @@ def smallest_eta2(d: int, eps: float, constants: Constants, steps: int = 12) -> 
 
 
 def _judge_tight_eta2(case: Case, constants: Constants) -> Outcome:
+    """Exhibit: the bisection's upper end is the theorem's eta2, so "smallest <= theorem's" holds
+    by construction; the figure is shown, no claim (thm2.final judges the theorem's eta2)."""
     d, eps = case.params["d"], case.params["eps"]
     eta2 = schedule(d, eps, constants)[1]
     need = smallest_eta2(d, eps, constants)
     if need is None:
-        return Outcome(case.label, False, 0.0, Evidence.NUMERIC,
-                       f"the theorem's eta2 = {mpmath.nstr(eta2, 3)} does not reach eps")
-    return Outcome(case.label, bool(need <= eta2), float(eta2 / need), Evidence.NUMERIC,
-                   f"smallest eta2 {mpmath.nstr(need, 3)} vs the theorem's {mpmath.nstr(eta2, 3)}")
+        return Outcome(case.label, None, None, Evidence.EXHIBIT,
+                       f"the theorem's eta2 = {mpmath.nstr(eta2, 3)} does not reach eps (see thm2.final)",
+                       values={"d": d, "eps": eps, "theorem": float(eta2), "smallest": "-", "ratio": "-"})
+    return Outcome(case.label, None, float(eta2 / need), Evidence.EXHIBIT,
+                   f"smallest eta2 {mpmath.nstr(need, 3)} vs the theorem's {mpmath.nstr(eta2, 3)}",
+                   values={"d": d, "eps": eps, "theorem": float(eta2), "smallest": float(need),
+                           "ratio": float(eta2 / need)})
 
 
 def smallest_T(plan: ThreePhase, eps: float) -> int | None:
@@ -225,12 +307,18 @@ def smallest_T(plan: ThreePhase, eps: float) -> int | None:
 
 
 def _judge_tight_T(case: Case, constants: Constants) -> Outcome:
+    """Exhibit: the bisection's upper end is the theorem's T (holds by construction)."""
     plan = plan_for(case, constants)
     need = smallest_T(plan, case.params["eps"])
+    d, eps = case.params["d"], case.params["eps"]
     if need is None:
-        return Outcome(case.label, False, 0.0, Evidence.NUMERIC, f"T = {plan.T} does not reach eps")
-    return Outcome(case.label, True, float(plan.T / max(need, 1)), Evidence.NUMERIC,
-                   f"smallest T {need} vs the theorem's {plan.T}")
+        return Outcome(case.label, None, None, Evidence.EXHIBIT,
+                       f"T = {plan.T} does not reach eps (see thm2.final)",
+                       values={"d": d, "eps": eps, "theorem": plan.T, "smallest": "-", "ratio": "-"})
+    return Outcome(case.label, None, float(plan.T / max(need, 1)), Evidence.EXHIBIT,
+                   f"smallest T {need} vs the theorem's {plan.T}",
+                   values={"d": d, "eps": eps, "theorem": plan.T, "smallest": need,
+                           "ratio": float(plan.T / max(need, 1))})
 
 
 _d, _e, _c = sp.symbols("d epsilon c", positive=True)
@@ -266,8 +354,9 @@ RESULT = Result(
     document="proofs/thm2.md",
     checks=(
         Check("thm2.hypotheses", "Theorem 2 (hypotheses)",
-              "configured schedule: eta1 <= sqrt(d), eta3 = 1, T >= 4d ln(16d/eps)",
-              Evidence.NUMERIC, _cases, _judge_hypotheses),
+              "configured constants inside the hypotheses: eta1_scale <= 1 (eta1 <= sqrt(d)), "
+              "T_factor >= 4 (T >= 4d ln(16d/eps))", Evidence.SYMBOLIC, _symbolic_cases,
+              _judge_hypotheses),
         Check("thm2.final", "Theorem 2", "L_s(alpha', beta'') <= eps", Evidence.NUMERIC,
               _cases, _judge_final, reconstructed=True),
         Check("thm2.beta1_range", "A.7 Phase 3 start", "beta'_s in (0,1), beta'_j in (0,1/2)",
@@ -285,14 +374,36 @@ RESULT = Result(
               _cases, _judge_delta, reconstructed=True),
         Check("thm2.T_chain", "A.7 Phase 3", "8d(1-1/(8d))^(2T) <= 8d e^(-T/(4d)) <= eps/2",
               Evidence.SYMBOLIC, _symbolic_cases, _judge_t_chain),
-        Check("thm2.tightness_eta2", "Theorem 2 (tightness)", "smallest eta2 reaching eps <= the theorem's eta2",
-              Evidence.NUMERIC, _tightness_cases, _judge_tight_eta2),
-        Check("thm2.tightness_T", "Theorem 2 (tightness)", "smallest T reaching eps <= 4d ln(16d/eps)",
-              Evidence.NUMERIC, _tightness_cases, _judge_tight_T),
+        Check("thm2.tightness_eta2", "Theorem 2 (tightness)",
+              "exhibit: smallest eta2 reaching eps, against the theorem's eta2 (no claim)",
+              Evidence.EXHIBIT, _tightness_cases, _judge_tight_eta2),
+        Check("thm2.tightness_T", "Theorem 2 (tightness)",
+              "exhibit: smallest T reaching eps, against 4d ln(16d/eps) (no claim)",
+              Evidence.EXHIBIT, _tightness_cases, _judge_tight_T),
+    ),
+    exhibits=(
+        Exhibit("thm2.tightness_eta2", "How much eta2 the plan needs",
+                "Smallest eta2 (bisection in log eta2 below the theorem's value, other steps as in "
+                "the theorem) that reaches L_s <= eps: a measurement, no claim.",
+                (("d", "d"), ("eps", "eps"), ("theorem", "theorem's eta2"),
+                 ("smallest", "smallest eta2"), ("ratio", "ratio"))),
+        Exhibit("thm2.tightness_T", "How many Phase-3 steps the plan needs",
+                "Smallest T reaching L_s <= eps at the plan's alpha' (bisection below the "
+                "theorem's T): a measurement, no claim.",
+                (("d", "d"), ("eps", "eps"), ("theorem", "theorem's T"), ("smallest", "smallest T"),
+                 ("ratio", "ratio"))),
+    ),
+    calibrations=(
+        Calibration("thm2.C", ("thm2.final", "thm2.contraction", "thm2.initial_distance",
+                               "thm2.optimum", "thm2.delta"),
+                    "the boundary schedule at d = 3..8 (every eps)", calibrated),
     ),
     discrepancies={
-        "thm2.beta1_range": "with eta1 = sqrt(d) (allowed by eta1 <= sqrt(d)), beta'_s = 2 eta1/d = "
-        "2/sqrt(d) >= 1 for d <= 4; the claim beta'_s in (0,1) needs eta1 < d/2 "
-        "(checked as thm2.beta1_range_corrected).",
+        "thm2.beta1_range": Discrepancy(
+            "Theorem 2's step sizes are lost; eta1 <= sqrt(d) is Corollary 1's hypothesis, borrowed "
+            "here. It allows eta1 >= d/2, where beta'_s = 2 eta1/d >= 1 (e.g. eta1 = sqrt(d) at "
+            "d <= 4), so the proof's beta'_s in (0,1) needs eta1 < d/2 (checked as "
+            "thm2.beta1_range_corrected).",
+            "eta1 >= d/2", beta1_out_of_range),
     },
 )

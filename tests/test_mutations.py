@@ -1,0 +1,240 @@
+"""Every check can fail: one named mutation per registered check turns it red.
+
+A mutation is a constant (through the constants mapping), a broken hypothesis (a case outside
+the claim's premise) or an injected engine fault (a monkeypatched wrong formula or value).  Each
+check's mutation runs on one or two small cases of the quick profile (search budgets cut down:
+a raised floor constant must fail whatever the search finds).  "Red" means what the report
+would show: FAIL, undecided or "discrepancy not reproduced" (a scoped discrepancy is judged
+through CheckReport, so a failure inside its documented scope does not count as caught).  A
+check without a mutation must be an exhibit (it claims nothing), and is listed in EXHIBITS.
+
+The module prints caught/total; every registered check must be either mutated or an exhibit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable
+
+import mpmath
+import pytest
+import sympy as sp
+
+from verify.checks import Case, Evidence, Outcome, Profile
+from verify.constants import load, values
+from verify.results import REGISTRY
+from verify.runner import CheckReport
+
+RED = ("FAIL", "undecided", "discrepancy not reproduced")
+# checks whose honest red under their mutation is not FAIL (every other one must FAIL)
+NOT_FAIL: dict[str, str] = {}
+EXHIBITS = {"thm2.tightness_eta2", "thm2.tightness_T", "cor1.sample_C"}
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    constants: dict = field(default_factory=dict)
+    patch: Callable | None = None  # patch(monkeypatch): the injected fault
+    pick: Callable[[Case], bool] = lambda case: True  # which quick-profile cases to judge
+    params: dict = field(default_factory=dict)  # case params to cut down (search budgets)
+    limit: int = 1  # how many picked cases
+
+
+def _at(**want) -> Callable[[Case], bool]:
+    return lambda case: all(case.params.get(k) == v for k, v in want.items())
+
+
+# ------------------------------------------------------------------------------ injected faults
+
+
+def _wrong_long_words(mp):
+    from verify.results import prop1
+    mp.setattr(prop1, "step_long_words", lambda: -prop1._e)
+
+
+def _wrong_long_contribution(mp):
+    from verify.results import prop1
+    mp.setattr(prop1, "long_contribution_gap", lambda: sp.log(prop1._e) + 2 / prop1._e - sp.log(16))
+
+
+def _wrong_short_loss(mp):
+    from verify.results import prop1
+    mp.setattr(prop1, "short_loss_gap", lambda: prop1._e / 8 - 2 * prop1._e**2 / (2 + prop1._e) ** 2)
+
+
+def _wrong_negative_mass(mp):  # P(y = -1) = 1/3 instead of 1/2 (a wrong moment)
+    from verify.results import prop2
+    mp.setattr(prop2, "negative_mass", lambda: sp.Rational(1, 3))
+
+
+def _wrong_reevaluation(mp):  # the high-precision loss comes back below 1/4
+    from verify.results import prop2
+    mp.setattr(prop2, "reevaluate", lambda *a, **k: (mpmath.mpf("0.2"), mpmath.mpf("1e-12")))
+
+
+def _wrong_insertion_ratio(mp):
+    from verify.results import thm1
+    right = thm1.insertion_ratio_formula()
+    mp.setattr(thm1, "insertion_ratio_formula", lambda: right / 3)
+
+
+def _wrong_appearance(mp):  # (1/(d-1))^(d/2): the symbol drawn at every one of d/2 draws
+    from verify.results import thm1
+    mp.setattr(thm1, "appearance_probability", lambda: (1 / (thm1._d - 1)) ** (thm1._d / 2))
+
+
+def _wrong_long_mass(mp):
+    from verify.results import thm1
+    right = thm1.long_negative_mass()
+    mp.setattr(thm1, "long_negative_mass", lambda: 2 * right)
+
+
+def _clear_plans(mp):
+    from verify.results import thm2
+    thm2.run_plan.cache_clear()
+    mp.setattr(thm2, "run_plan", thm2.run_plan.__wrapped__)  # no cache across mutations
+
+
+def _doubled_output_gradient(mp):  # Phase 1 sees twice the gradient: beta'_s = 4 eta1/d
+    import verify.engine.symmetric as symmetric
+    right = symmetric.evaluate
+
+    def wrong(point, dps=30):
+        ev = right(point, dps)
+        grad = {k: 2 * v for k, v in ev.grad.items()}
+        return symmetric.Evaluation(ev.point, ev.dps, ev.family, ev.loss, grad, ev.error, ev.moments)
+    mp.setattr(symmetric, "evaluate", wrong)
+
+
+def _flat_hessian(mp):  # the Phase-3 system with A/100: slow contraction, far optimum
+    import verify.engine.plans as plans
+    right = plans.output_gradient_system
+    _clear_plans(mp)
+    mp.setattr(plans, "output_gradient_system", lambda state: (lambda A, c: (A / 100, c))(*right(state)))
+
+
+def _small_delta(mp):  # delta reported 10^6 times too small
+    from verify.results import thm2
+    right = thm2.delta
+    _clear_plans(mp)
+    mp.setattr(thm2, "delta", lambda plan: right(plan) / 10**6)
+
+
+def _low_floors(mp):  # the failing plans' floors reported at 1e-3 (below eps = 1/100)
+    from verify.results import contrast
+    right = contrast.dedicated
+
+    def wrong(module, check_id, profile, constants, options, keep=lambda p: True):
+        if check_id == "thm2.final":
+            return right(module, check_id, profile, constants, options, keep)
+        return [Outcome("x", True, 1.0, Evidence.SEARCH, "", values={"floor": 1e-3})]
+    mp.setattr(contrast, "dedicated", wrong)
+
+
+SMALL_PROP2 = {"random": 0, "starts": 1, "steps": 5, "nm_starts": 0, "nm_evals": 0}
+SMALL_THM1 = {"random": 0, "starts": 0, "evals": 0, "n_eta": 2, "adversarial": False}
+
+MUTATIONS: dict[str, Mutation] = {
+    "prop1.bound": Mutation("gap constant 4 -> 1/1000", {"prop1.attention_constant": "1/1000"},
+                            pick=_at(d=10, eps=0.5)),
+    "prop1.general": Mutation("gap constant 4 -> 1/1000", {"prop1.attention_constant": "1/1000"},
+                              pick=_at(eps=0.5)),
+    "prop1.long_words": Mutation("wrong slack p(M-1) - 2/eps = -eps", patch=_wrong_long_words),
+    "prop1.long_contribution": Mutation("ln 4 -> ln 16 in g", patch=_wrong_long_contribution),
+    "prop1.short_attention": Mutation("gap constant 4 -> 3", {"prop1.attention_constant": "3"}),
+    "prop1.short_loss": Mutation("eps/2 -> eps/8", patch=_wrong_short_loss),
+    "prop1.tightness": Mutation("gap constant 4 -> 1e-6 (a negative gap)",
+                                {"prop1.attention_constant": "1/1000000"}),
+    "prop2.negative_mass": Mutation("P(y = -1) = 1/3", patch=_wrong_negative_mass),
+    "prop2.large_output": Mutation("P(y = -1) = 1/3", patch=_wrong_negative_mass),
+    "prop2.large_output_search": Mutation("re-evaluated loss 0.2 < 1/4", patch=_wrong_reevaluation,
+                                          params={"starts": 1, "steps": 5}),
+    "prop2.floor": Mutation("c1 = 10", {"prop2.c1": "10"}, params=SMALL_PROP2),
+    "prop3.uniform": Mutation("c2 = 1", {"prop3.c2": "1"}),
+    "prop3.uniform_symbolic": Mutation("c2 = 1/5 (above 1/2 - 1/(4 ln 2))", {"prop3.c2": "1/5"}),
+    "prop3.floor": Mutation("c2 = 10", {"prop3.c2": "10"}, params={"budget": 4}),
+    "prop4.floor": Mutation("c4 = 10", {"prop4.c4": "10"}, params={"budget": 4, "mpmath": False},
+                            pick=_at(H=1)),
+    "lemma-low-attention.per_word": Mutation("factor 1/2", {"lemma.low_attention_factor": "1/2"}),
+    "lemma-low-attention.bound": Mutation("factor 1/1000", {"lemma.low_attention_factor": "1/1000"},
+                                          params={"budget": 4}),
+    "thm1.insertion_ratio": Mutation("ratio / 3", patch=_wrong_insertion_ratio),
+    "thm1.appearance": Mutation("P = (1/(d-1))^(d/2)", patch=_wrong_appearance),
+    "thm1.long_negative_mass": Mutation("mass x 2", patch=_wrong_long_mass),
+    "thm1.rho_bound": Mutation("c3 = 1/100", {"thm1.c3": "1/100"}),
+    "thm1.chain": Mutation("c3 = 1/100", {"thm1.c3": "1/100"}),
+    "thm1.large_output": Mutation("bound 10", {"thm1.c_large_output": "10"},
+                                  params={"random": 0, "n_eta": 2, "evals": 0}),
+    "thm1.floor": Mutation("c3 = 10", {"thm1.c3": "10"}, params=SMALL_THM1),
+    "thm2.hypotheses": Mutation("eta1_scale = 2 (eta1 > sqrt(d))", {"thm2.eta1_scale": "2"}),
+    "thm2.final": Mutation("C = 1e-6", {"thm2.C": "1/1000000"}, pick=_at(d=10, eps=0.001)),
+    "thm2.beta1_range": Mutation("Phase-1 gradient x 2 (beta'_s > 1 at d = 10)",
+                                 patch=_doubled_output_gradient, pick=_at(d=10, eps=0.001)),
+    "thm2.beta1_range_corrected": Mutation("Phase-1 gradient x 2", patch=_doubled_output_gradient,
+                                           pick=_at(d=10, eps=0.001)),
+    "thm2.contraction": Mutation("Phase-3 Hessian / 100", patch=_flat_hessian, pick=_at(d=10, eps=0.5)),
+    "thm2.initial_distance": Mutation("Phase-3 Hessian / 100", patch=_flat_hessian,
+                                      pick=_at(d=10, eps=0.5)),
+    "thm2.optimum": Mutation("delta / 10^6", patch=_small_delta, pick=_at(d=10, eps=0.5)),
+    "thm2.delta": Mutation("C = 1e-6", {"thm2.C": "1/1000000"}, pick=_at(d=10, eps=0.5)),
+    "thm2.T_chain": Mutation("T_factor = 3", {"thm2.T_factor": "3"}),
+    "cor1.population": Mutation("T = ceil(1/(100 eps))", {"cor1.T_numerator": "1/100"},
+                                pick=_at(d=10, eps=0.001)),
+    "cor1.samples": Mutation("C = 1/1000 (N1 = N3 = 1)", {"cor1.C": "1/1000"},
+                             pick=_at(d=10, c="2", eta1="sqrt(d)", above=1)),
+    "cor1.sample_sweep": Mutation("C = 1/1000: N1 = d ln d/4 inside the hypotheses (c = 2)",
+                                  {"cor1.C": "1/1000", "cor1.c": "2"},
+                                  pick=_at(axis="N1", factor=0.25)),
+    "lemma-symmetry.step": Mutation("asymmetric start (hypothesis broken)", params={"perturb": 0.3}),
+    "lemma-symmetry.enumeration": Mutation("asymmetric start (hypothesis broken)",
+                                           params={"perturb": 0.3}),
+    "contrast.separation": Mutation("failing plans' floors 1e-3", patch=_low_floors),
+}
+
+CHECKS = [(result, check) for result in REGISTRY for check in result.checks]
+
+
+def _constants(overrides: dict) -> dict:
+    c = values(load())
+    for key, text in overrides.items():
+        assert key in c, f"unknown constant {key}"
+        c[key] = Fraction(text)
+    return c
+
+
+def red_status(result, check, mutation: Mutation, monkeypatch) -> str:
+    """The status the report would give the check's picked cases under the mutation."""
+    if mutation.patch:
+        mutation.patch(monkeypatch)
+    constants = _constants(mutation.constants)
+    cases = [c for c in check.cases(Profile.QUICK, constants, {}) if mutation.pick(c)][:mutation.limit]
+    assert cases, f"{check.id}: the mutation picks no quick-profile case"
+    cases = [Case(c.label, {**c.params, **mutation.params}) for c in cases]
+    outcomes = [check.judge(case, constants) for case in cases]
+    rep = CheckReport(result, check, outcomes, params={c.label: c.params for c in cases})
+    return rep.status
+
+
+caught: dict[str, bool] = {}
+
+
+@pytest.mark.parametrize("result, check", CHECKS, ids=[c.id for _, c in CHECKS])
+def test_mutation_turns_the_check_red(result, check, monkeypatch):
+    if check.id in EXHIBITS:
+        assert check.evidence is Evidence.EXHIBIT, f"{check.id} has no mutation but claims something"
+        return
+    assert check.id in MUTATIONS, f"{check.id} has no mutation and is not an exhibit"
+    mutation = MUTATIONS[check.id]
+    status = red_status(result, check, mutation, monkeypatch)
+    caught[check.id] = status in RED
+    assert status == NOT_FAIL.get(check.id, "FAIL"), f"{check.id} is {status!r} under '{mutation.name}'"
+
+
+def test_every_check_is_mutated_or_an_exhibit_and_report_the_count(capsys):
+    ids = {c.id for _, c in CHECKS}
+    assert set(MUTATIONS) | EXHIBITS == ids, sorted(ids ^ (set(MUTATIONS) | EXHIBITS))
+    assert not set(MUTATIONS) & EXHIBITS
+    with capsys.disabled():
+        print(f"\nmutations caught: {sum(caught.values())}/{len(MUTATIONS)} "
+              f"(run this module whole); exhibits without one: {', '.join(sorted(EXHIBITS))}")
