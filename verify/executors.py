@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Callable, Iterator, Sequence, TypeVar
 
@@ -106,6 +107,28 @@ def _reachable(address: str, timeout: float) -> None:
                             f"{timeout:g} s ({exc.strerror or exc})") from None
 
 
+def _client(distributed, address: str, timeout: float):
+    """A client of the scheduler at ``address``, or one line within ``timeout`` (plus a second):
+    a listener that accepts but never answers would hold ``Client`` up for ever, so it is
+    built in a daemon thread that is abandoned when it overruns."""
+    box: dict[str, object] = {}
+
+    def connect() -> None:
+        try:
+            box["client"] = distributed.Client(address, timeout=timeout, set_as_default=False)
+        except Exception as exc:  # anything answering that is not a scheduler
+            box["error"] = exc
+
+    thread = threading.Thread(target=connect, daemon=True)
+    thread.start()
+    thread.join(timeout + 1)
+    if "client" not in box:
+        reason = box.get("error") or "no answer"
+        raise ExecutorError(f"--scheduler: no Dask scheduler answered at {address} within "
+                            f"{timeout:g} s ({reason})")
+    return box["client"]
+
+
 class Dask(Executor):
     """Tasks submitted to a Dask scheduler: the one at ``address``, or else a ``LocalCluster``
     of ``workers`` single-threaded processes started here (and stopped by ``close``)."""
@@ -113,15 +136,13 @@ class Dask(Executor):
     name = "dask"
 
     def __init__(self, address: str | None = None, workers: int = 1,
-                 timeout: float = CONNECT_TIMEOUT) -> None:
+                 timeout: float | None = None) -> None:
         distributed = _distributed()
+        timeout = CONNECT_TIMEOUT if timeout is None else timeout
         self.address, self.cluster = address, None
         if address:
             _reachable(address, timeout)
-            try:
-                self.client = distributed.Client(address, timeout=timeout, set_as_default=False)
-            except Exception as exc:  # anything answering that is not a scheduler
-                raise ExecutorError(f"--scheduler: no Dask scheduler at {address}: {exc}") from None
+            self.client = _client(distributed, address, timeout)
         else:
             self.cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
                                                     processes=True, dashboard_address=None,
