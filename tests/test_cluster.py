@@ -237,3 +237,30 @@ def test_the_store_key_holds_everything_an_outcome_depends_on(tmp_path):
     other = dict(consts)
     other[next(iter(other))] += 1
     assert key != store.key("x.floor", case, other)
+
+
+def test_the_runner_judges_through_the_store_so_a_reader_reuses_a_finished_case(tmp_path, monkeypatch):
+    """A check that reads another check's outcome (as the contrast reads the floors) through
+    memo.judge gets the outcome the run already computed: the floor is judged once."""
+    import verify.results as results_pkg
+    from verify.checks import Result
+
+    calls: list[str] = []
+    floor = Check("x.floor", "step", "claim", Evidence.SEARCH,
+                  lambda *a: [Case("d=9", {"d": 9})], _counting_check(calls).judge)
+
+    def read_floor(case: Case, constants) -> Outcome:
+        known = memo.judge(floor, Case("d=9", {"d": 9}), constants)
+        return Outcome(case.label, True, 1.0, Evidence.SEARCH, f"floor {known.values['floor']}")
+
+    reader = Check("y.reads", "step", "claim", Evidence.SEARCH,
+                   lambda *a: [Case("d=9", {"d": 9})], read_floor)
+    fake = {"x": Result("x", "X", "s", "h", (), checks=(floor,)),
+            "y": Result("y", "Y", "s", "h", (), checks=(reader,))}
+    monkeypatch.setattr(results_pkg, "by_id", fake.__getitem__)
+    reports = runner.run(list(fake.values()), values(load()), Profile.QUICK, workers=1,
+                         store=memo.OutcomeStore(tmp_path, code="abc"))
+    assert calls == ["d=9"]
+    assert reports[1].outcomes[0].detail == "floor 0.25"
+    runner.run(list(fake.values()), values(load()), Profile.QUICK, workers=1)  # no store: recomputed
+    assert calls == ["d=9"] * 3
