@@ -44,7 +44,6 @@ class Executor:
     workers on exit."""
 
     name = "executor"
-    workers = 1
 
     def completed(self, fn: Callable[[T], R], tasks: Sequence[T]) -> Iterator[R]:
         raise NotImplementedError
@@ -148,7 +147,6 @@ class Dask(Executor):
                                                     processes=True, dashboard_address=None,
                                                     silence_logs=40)  # logging.ERROR
             self.client = distributed.Client(self.cluster, set_as_default=False)
-        self.workers = len(self.client.scheduler_info()["workers"]) or workers
 
     def completed(self, fn: Callable[[T], R], tasks: Sequence[T]) -> Iterator[R]:
         distributed = _distributed()
