@@ -122,7 +122,7 @@ def _client(distributed, address: str, timeout: float):
     thread.start()
     thread.join(timeout + 1)
     if "client" not in box:
-        reason = box.get("error") or "no answer"
+        reason = " ".join(str(box.get("error") or "no answer").split())  # one line
         raise ExecutorError(f"--scheduler: no Dask scheduler answered at {address} within "
                             f"{timeout:g} s ({reason})")
     return box["client"]
@@ -138,7 +138,7 @@ class Dask(Executor):
                  timeout: float | None = None) -> None:
         distributed = _distributed()
         timeout = CONNECT_TIMEOUT if timeout is None else timeout
-        self.address, self.cluster = address, None
+        self.cluster = None
         if address:
             _reachable(address, timeout)
             self.client = _client(distributed, address, timeout)
