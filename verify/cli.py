@@ -189,7 +189,10 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
 
 
 def _executor(args: argparse.Namespace) -> executors.Executor:
-    """The executor the flags ask for (--scheduler, --cluster local, --workers)."""
+    """The executor the flags ask for (--scheduler, --cluster local, --workers); none is
+    started for --report-only, which judges nothing."""
+    if args.report_only:
+        return executors.Serial()
     try:
         return executors.choose(args.workers, args.scheduler, args.cluster)
     except executors.ExecutorError as exc:
