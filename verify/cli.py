@@ -5,26 +5,28 @@ Bad input gives one line on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import textwrap
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import mpmath
 from rich.console import Console
 from rich.table import Table
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
 
 from . import constants as constants_mod
-from . import provenance, report, runner
+from . import executors, memo, provenance, report, runner
 from .checks import Profile
 from .engine.plans import three_phase
 from .engine.symbolic import GRAD_KEYS
 from .engine.symmetric import SymmetricPoint, evaluate
-from .journal import Journal, JournalError, run_key
+from .journal import Journal, JournalError, code_fingerprint, run_key
 from .results import REGISTRY
 
 REPORT_PATH = Path("REPORT.md")  # in the current folder, never inside the installed package
@@ -190,11 +192,12 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
     checked = [r for r in results if r.checked]
     pending = [r for r in results if not r.checked]
     journal = _open_journal(args, consts, options)
-    with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
+    with _executor(args) as pool, _outcome_store(args) as store, Progress(
+            TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("cases", total=None)
         reports = runner.run(checked, constants_mod.values(consts), profile, options,
-                             workers=args.workers, check_ids=ids, journal=journal,
+                             executor=pool, store=store, check_ids=ids, journal=journal,
                              judge=not args.report_only,
                              progress=lambda done, total: bar.update(task, completed=done, total=total))
     console.print(report.terminal_table(reports, pending))
@@ -211,6 +214,28 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
                                         _see_also(path, profile), prov))
         console.print(f"wrote {path}")
     return report.exit_code(reports)
+
+
+def _executor(args: argparse.Namespace) -> executors.Executor:
+    """The executor the flags ask for (--scheduler, --cluster local, --workers); none is
+    started for --report-only, which judges nothing."""
+    if args.report_only:
+        return executors.Serial()
+    try:
+        return executors.choose(args.workers, args.scheduler, args.cluster)
+    except executors.ExecutorError as exc:
+        raise UsageError(str(exc)) from None
+
+
+@contextlib.contextmanager
+def _outcome_store(args: argparse.Namespace) -> Iterator[memo.OutcomeStore]:
+    """Outcomes shared between checks: kept beside the journal (PATH.outcomes) so that a resumed
+    run reuses them too, else for this run only."""
+    if args.journal:
+        yield memo.OutcomeStore(Path(args.journal + ".outcomes"), code_fingerprint())
+        return
+    with memo.temporary() as store:
+        yield store
 
 
 def _see_also(path: Path, profile: Profile) -> list[str]:
@@ -337,7 +362,14 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--constants", metavar="FILE", help="constants file (default: "
                    "proofs/constants.toml in a checkout, else the copy installed with verify)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override one constant")
-    p.add_argument("--workers", type=int, default=1, help="processes to spread the cases over")
+    p.add_argument("--workers", type=int, default=executors.available_cores(),
+                   help="processes to spread the cases over (default: the available cores, "
+                        f"{executors.available_cores()} here; with --cluster local, the Dask workers)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the cases on the Dask scheduler at ADDRESS (tcp://HOST:8786); "
+                        "needs the extra 'cluster'")
+    p.add_argument("--cluster", choices=["local"],
+                   help="start a local Dask cluster of --workers processes for the run")
     p.add_argument("--json", metavar="PATH", help="also write a machine-readable report")
     p.add_argument("--journal", metavar="PATH",
                    help="record each finished case in PATH and resume from it: a stopped run "

@@ -3,10 +3,11 @@ outcomes.  Knows nothing of any particular result."""
 from __future__ import annotations
 
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Iterable, Mapping, Sequence
 
+from . import executors, memo
 from .checks import Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile, Result
 from .journal import Journal
 from .results import REGISTRY
@@ -119,7 +120,7 @@ def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tup
     out = []
     for check_id, case in items:
         start = time.perf_counter()
-        outcome = checks[check_id].judge(case, constants)
+        outcome = memo.judge(checks[check_id], case, constants)
         out.append((check_id, case.label, outcome, time.perf_counter() - start))
     return out
 
@@ -139,12 +140,16 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
         options: Mapping[str, object] | None = None, workers: int = 1,
         check_ids: Sequence[str] | None = None,
         progress: Callable[[int, int], None] | None = None,
-        journal: Journal | None = None, judge: bool = True) -> list[CheckReport]:
+        journal: Journal | None = None, judge: bool = True,
+        executor: executors.Executor | None = None,
+        store: memo.OutcomeStore | None = None) -> list[CheckReport]:
     """Judge every case of every check; ``progress(done, total)`` is called as cases finish.
     With a ``journal``, cases it already holds are taken from it and each new outcome is
     recorded in it as soon as it is judged; with ``judge=False`` nothing new is judged and the
     cases the journal lacks are left missing (status ``incomplete``).  Outcomes are listed in
-    each check's case order."""
+    each check's case order.  The tasks run on ``executor`` (default: serial for one worker,
+    else a process pool), which yields them as they finish; with a ``store``, the outcomes
+    are shared between the tasks (see :mod:`verify.memo`)."""
     options = options or {}
     reports: dict[str, CheckReport] = {}
     order: dict[tuple[str, str], int] = {}
@@ -171,13 +176,8 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
     total = done + sum(len(items) for _, items, _ in tasks)
     if progress:
         progress(0, total)
-    if workers > 1:
-        pool = ProcessPoolExecutor(max_workers=workers)
-        # in completion order, so that each finished case reaches the journal at once (map would
-        # hold every later result back behind a slow earlier one)
-        stream = (f.result() for f in as_completed([pool.submit(_run_group, t) for t in tasks]))
-    else:
-        pool, stream = None, map(_run_group, tasks)
+    executor = executor or executors.choose(workers)
+    stream = executor.completed(partial(memo.serving, store, _run_group), tasks)
     try:
         for finished in stream:
             for check_id, label, outcome, secs in finished:
@@ -189,8 +189,7 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
             if progress:
                 progress(done, total)
     finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        getattr(stream, "close", lambda: None)()  # cancels the unfinished tasks
     for check_id, rep in reports.items():
         rep.outcomes.sort(key=lambda o: order[(check_id, o.case)])
     return list(reports.values())
