@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .attention import TAIL_SAFETY, GeneralAttention, check_d_s
+from .attention import TAIL_SAFETY, GeneralAttention
 from .backends import FLOAT_STEP, FloatGrid, float_grid
 from .heads import (FLOAT_THETA_STEP, FloatHeadMoments, HeadMoments, head_moments,
                     head_moments_float, heads_loss)

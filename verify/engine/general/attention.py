@@ -29,8 +29,8 @@ import numpy as np
 
 from ..expectations import MERGE_RATIO, scales
 from ..precision import check_dps, working
-from .backends import exp_pair, mp_sum
-from .kernels import pgf_terms
+from .backends import exp_pair, mp_node, mp_sum
+from .kernels import NodeTerms, pgf_terms
 
 TAIL_SAFETY = 2  # tail bounds are doubled (rounding of their own evaluation)
 
@@ -97,7 +97,7 @@ def float_vector(values, d: int, name: str) -> np.ndarray:
 # ------------------------------------------------------------------------ the attention state
 
 
-@dataclass
+@dataclass(frozen=True)
 class GeneralAttention:
     """Attention ``alpha`` (length ``d``), target ``s``, ``dps`` requested digits, validated once.
 
@@ -120,15 +120,16 @@ class GeneralAttention:
     q: mpmath.mpf = field(init=False)
     rel_tol: mpmath.mpf = field(init=False)
     points: list = field(init=False)
+    _nodes: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         with working(self.dps):
-            self.dd = mpmath.mpf(self.d)
-            self.p = 1 / (self.dd - 1)
-            self.q = 1 - self.p
-            self.rel_tol = mpmath.mpf(10) ** (-(self.dps + 2))
-            self.inv_d = 1 / self.dd
-            self.points = _break_points(self)
+            dd = mpmath.mpf(self.d)
+            p = 1 / (dd - 1)
+            for name, value in (("dd", dd), ("p", p), ("q", 1 - p), ("inv_d", 1 / dd),
+                                ("rel_tol", mpmath.mpf(10) ** (-(self.dps + 2)))):
+                object.__setattr__(self, name, value)  # frozen: set once, here
+            object.__setattr__(self, "points", _break_points(self))
 
     @classmethod
     def from_alpha(cls, d: int, s: int, alpha: Sequence, dps: int = 30) -> "GeneralAttention":
@@ -145,6 +146,16 @@ class GeneralAttention:
     def from_weights(cls, d: int, s: int, c: list, dps: int) -> "GeneralAttention":
         """From positive weights ``c`` (mpf, any common scale; no validation: internal use)."""
         return cls(d, s, dps, c)
+
+    def node(self, t) -> NodeTerms:
+        """The mpmath :class:`.kernels.NodeTerms` at ``t`` (third derivatives, both slices),
+        computed once per node and precision and reused by every later pass on this attention
+        (all passes split the integral at the same break points, so they share their nodes)."""
+        key = (t._mpf_, mpmath.mp.prec)
+        nt = self._nodes.get(key)
+        if nt is None:
+            nt = self._nodes[key] = mp_node(t, self, 3, slices=True)
+        return nt
 
     def rounding_rel(self) -> mpmath.mpf:
         """Relative allowance added to every error estimate: ``2^-prec 10^4 (1 + max|ln t_k|)``.

@@ -103,8 +103,10 @@ def mp_node(t, att, order: int, slices: bool) -> NodeTerms:
     T1 = tv * T0
     T2 = tv * T1
     T3 = tv * T2 if order >= 3 else None
-    return NodeTerms((T0, T1, T2, T3), G, G0 if slices else None, D, att.d, att.s,
-                     _mp_dot, _mp_col, _mp_put)
+    T = (T0, T1, T2, T3)
+    Td = (None,) + tuple(None if Tk is None else Tk * inv_d for Tk in T[1:])
+    return NodeTerms(T, Td, G, G0 if slices else None, D, att.d, att.s, _mp_dot, _mp_col,
+                     _mp_put)
 
 
 # ----------------------------------------------------------------------------------- float64
@@ -157,6 +159,11 @@ class FloatGrid:
     D: list
 
     @property
+    def Td(self) -> tuple:
+        """``T[k] / d`` for k = 1..3 (index 0 unused)."""
+        return (None,) + tuple(Tk / self.d for Tk in self.T[1:])
+
+    @property
     def nodes(self) -> int:
         return len(self.u)
 
@@ -167,8 +174,8 @@ class FloatGrid:
 
     def terms(self) -> NodeTerms:
         """The kernels' view: per-node scalars as columns ``(n, 1)``."""
-        return NodeTerms(self.T, _columns(self.G), _columns(self.G0), _columns(self.D), self.d,
-                         self.s, _np_dot, _np_col, _np_put)
+        return NodeTerms(self.T, self.Td, _columns(self.G), _columns(self.G0), _columns(self.D),
+                         self.d, self.s, _np_dot, _np_col, _np_put)
 
 
 def _columns(values: list) -> list:

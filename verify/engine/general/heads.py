@@ -49,7 +49,7 @@ def _inner_second(att: GeneralAttention):
         out = []
         for i in range(d):
             out.append(b * x[i] + ax[i] * x[i])
-            out += list(ax[i] * x[i + 1:])
+            out += list(x[i + 1:] * ax[i])  # the array on the left of the mpf
         return out
 
     def tail_bound(T):

@@ -57,12 +57,14 @@ def pgf_terms(small, big, diff, p, q, order: int) -> tuple[list, list | None, li
 class NodeTerms:
     """What every kernel needs at one node (mpmath) or at all nodes (float64).
 
-    ``T[k] = tau^k x`` per symbol (k = 0..3); ``G``, ``G0``, ``D`` per-node scalars (index j);
+    ``T[k] = tau^k x`` per symbol (k = 0..3) and ``Td[k] = T[k] / d`` (k >= 1); ``G``, ``G0``, ``D``
+    per-node scalars (index j);
     ``d``, ``s``; ``dot(V, w)`` = ``sum_l V[..., l] w_l`` as a per-node scalar; ``col(V, s)`` the
     symbol-``s`` entry of ``V`` as a per-node scalar; ``put(V, s, value)`` sets it.
     """
 
     T: tuple
+    Td: tuple
     G: list
     G0: list | None
     D: list | None
@@ -116,30 +118,35 @@ def slice_contraction(kind: str, nt: NodeTerms, w, want: str = "ABQ") -> tuple:
         w[s] = 0 * w[s]  # a zero of the backend's number type
     wb = w.copy()
     wb[s] = 0 * wb[s]
+    want_b, want_q = "B" in want, "Q" in want
     V1p = nt.dot(T[1], wb) / d  # sum_{i != s} t v_i x_i / d
-    V2p = nt.dot(T[2], wb * wb) / d
     e = w[s] * nt.col(T[1], s) / d
-    e2 = w[s] ** 2 * nt.col(T[2], s) / d
-    V1, V2 = V1p + e, V2p + e2
-    want_b = "B" in want
-    b_const = None
+    V1 = V1p + e
+    V2p = e2 = V2 = b_const = q_val = None
+    if want_b or want_q:
+        V2p = nt.dot(T[2], wb * wb) / d
+        e2 = w[s] ** 2 * nt.col(T[2], s) / d
+        V2 = V2p + e2
     if kind == "all":
         a_lin, a_const = G[1], V1 * G[2]
         if want_b:
             b_const = V2 * G[2] + V1 * V1 * G[3]
-        q_val = V2 * G[1] + V1 * V1 * G[2]
+        if want_q:
+            q_val = V2 * G[1] + V1 * V1 * G[2]
     elif kind == "neg":
         a_lin, a_const = G0[1], V1p * G0[2]
         if want_b:
             b_const = V2p * G0[2] + V1p * V1p * G0[3]
-        q_val = V2p * G0[1] + V1p * V1p * G0[2]
+        if want_q:
+            q_val = V2p * G0[1] + V1p * V1p * G0[2]
     else:
         cross = (V1p + V1) * e  # V1^2 - V1'^2
         a_lin, a_const = D[1], V1p * D[2] + e * G[2]
         if want_b:
             b_const = V2p * D[2] + e2 * G[2] + V1p * V1p * D[3] + cross * G[3]
-        q_val = V2p * D[1] + e2 * G[1] + V1p * V1p * D[2] + cross * G[2]
-    t1, t2 = T[1] / d, T[2] / d  # tau_l x_l / d * (t v_l)^k = w_l^k tau_l^(k+1) x_l / d
+        if want_q:
+            q_val = V2p * D[1] + e2 * G[1] + V1p * V1p * D[2] + cross * G[2]
+    t1, t2 = nt.Td[1], nt.Td[2]  # tau_l x_l / d * (t v_l)^k = w_l^k tau_l^(k+1) x_l / d
     A = B = None
     if "A" in want:
         A = t2 * w * a_lin + t1 * a_const
@@ -148,11 +155,11 @@ def slice_contraction(kind: str, nt: NodeTerms, w, want: str = "ABQ") -> tuple:
         elif kind == "pos":  # l = s: the all-words formula at z
             nt.put(A, s, nt.col(t2, s) * w[s] * G[1] + nt.col(t1, s) * V1 * G[2])
     if want_b:
-        t3 = T[3] / d
+        t3 = nt.Td[3]
         B = 0.5 * (t3 * w * w * a_lin + t2 * w * (2 * a_const) + t1 * b_const)
         if kind == "neg":
             nt.put(B, s, 0 * a_lin)
         elif kind == "pos":
             nt.put(B, s, 0.5 * (nt.col(t3, s) * w[s] ** 2 * G[1] + nt.col(t2, s) * w[s] * 2 * V1
                                 * G[2] + nt.col(t1, s) * (V2 * G[2] + V1 * V1 * G[3])))
-    return A, B, (q_val if "Q" in want else None)
+    return A, B, q_val

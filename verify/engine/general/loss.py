@@ -33,7 +33,7 @@ from ..estimate import ErrorKind, Estimate
 from ..precision import working
 from ..quadrature import integrate
 from .attention import TAIL_SAFETY, GeneralAttention, check_d_s, float_vector, mpf_vector
-from .backends import FLOAT_STEP, FloatGrid, mp_node, mp_sum, mp_vector, trapezoid
+from .backends import FLOAT_STEP, FloatGrid, mp_sum, mp_vector, trapezoid
 from .kernels import slice_contraction
 from .moments import float_attention_grid
 
@@ -59,10 +59,10 @@ class _Part:
         return all(x == 0 for l, x in enumerate(self.w) if not (self.kind == "neg" and l == s))
 
 
-def _part_values(part: _Part, nt, d: int) -> list:
+def _part_values(part: _Part, w, nt, d: int) -> list:
     if part.trivial(nt.s):
         return [_ZERO] * part.size(d)
-    A, B, Q = slice_contraction(part.kind, nt, mp_vector(part.w), part.want)
+    A, B, Q = slice_contraction(part.kind, nt, w, part.want)
     out = list(A) if A is not None else []
     if B is not None:
         out += list(B)
@@ -115,14 +115,15 @@ def run_contractions(att: GeneralAttention, parts: list) -> tuple[list, int]:
     ``(values, errors)``, and the number of integrand evaluations."""
     d = att.d
     sizes = [pt.size(d) for pt in parts]
-    slices = any(pt.kind != "all" for pt in parts)
+    vectors = [mp_vector(pt.w) for pt in parts]
 
     def integrand(t):
-        nt = mp_node(t, att, 3, slices=slices)
+        nt = att.node(t)
+        inv_t = 1 / t  # the kernels integrate in u = ln t: du = dt / t
         out = []
-        for pt in parts:
-            out += _part_values(pt, nt, d)
-        return [v / t for v in out]  # the kernels integrate in u = ln t
+        for pt, w in zip(parts, vectors):
+            out += _part_values(pt, w, nt, d)
+        return [v * inv_t for v in out]
 
     def tail_bound(T):
         xT, gh, dh = att.tail_values(T, 3)

@@ -24,7 +24,7 @@ from ..estimate import ErrorKind, Estimate
 from ..precision import working
 from ..quadrature import integrate
 from .attention import TAIL_SAFETY, GeneralAttention, check_d_s, float_vector
-from .backends import FLOAT_STEP, FloatGrid, float_grid, mp_node, trapezoid
+from .backends import FLOAT_STEP, FloatGrid, float_grid, trapezoid
 from .kernels import gram_weights, mean_terms, pgf_terms
 
 
@@ -78,19 +78,23 @@ def attention_moments(att: GeneralAttention, second: str = "full") -> GeneralMom
         size = 2 * d + (d * (d + 1) // 2 if full else d)
 
         def integrand(t):
-            nt = mp_node(t, att, 2, slices=False)
+            # the kernels integrate in u = ln t: du = dt / t, folded into the scalar weights
+            # (numpy object arrays always on the left of an mpf: mpf * array would format it)
+            nt = att.node(t)
+            inv_t = 1 / t
             mean, pos = mean_terms(nt)
             w_outer, w_diag = gram_weights(nt.G[1], nt.G[2], d)
+            w_outer, w_diag = w_outer * inv_t, w_diag * inv_t
             T1, diag = nt.T[1], nt.T[2] * w_diag
-            out = list(mean) + list(pos)
+            out = list(mean * inv_t) + list(pos * inv_t)
             if full:
                 wT = T1 * w_outer
                 for i in range(d):
                     out.append(wT[i] * T1[i] + diag[i])
-                    out += list(wT[i] * T1[i + 1:])
+                    out += list(T1[i + 1:] * wT[i])
             else:
                 out += list(T1 * T1 * w_outer + diag)
-            return [v / t for v in out]  # the kernels integrate in u = ln t
+            return out
 
         def tail_bound(T):
             _, gh, dh = att.tail_values(T, 2)
