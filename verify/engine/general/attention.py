@@ -29,10 +29,11 @@ import numpy as np
 
 from ..expectations import MERGE_RATIO, scales
 from ..precision import check_dps, working
-from .backends import exp_pair, mp_node, mp_sum
+from .backends import exp_pair, mp_exponentials, mp_node, mp_sum
 from .kernels import NodeTerms, pgf_terms
 
 TAIL_SAFETY = 2  # tail bounds are doubled (rounding of their own evaluation)
+NODE_CACHE_LIMIT = 100_000  # cached nodes times d (d = 10: ~1000 nodes, ~4 MB)
 
 
 # ------------------------------------------------------------------------------ validation
@@ -97,7 +98,7 @@ def float_vector(values, d: int, name: str) -> np.ndarray:
 # ------------------------------------------------------------------------ the attention state
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GeneralAttention:
     """Attention ``alpha`` (length ``d``), target ``s``, ``dps`` requested digits, validated once.
 
@@ -147,15 +148,20 @@ class GeneralAttention:
         """From positive weights ``c`` (mpf, any common scale; no validation: internal use)."""
         return cls(d, s, dps, c)
 
-    def node(self, t) -> NodeTerms:
-        """The mpmath :class:`.kernels.NodeTerms` at ``t`` (third derivatives, both slices),
-        computed once per node and precision and reused by every later pass on this attention
-        (all passes split the integral at the same break points, so they share their nodes)."""
+    def node(self, t, order: int, slices: bool) -> NodeTerms:
+        """The mpmath :class:`.kernels.NodeTerms` at ``t`` (derivatives up to ``order``, the
+        negative slice when ``slices``), scaled by ``1/t`` so that the kernels, written in
+        ``du = dt/t``, give integrands in ``t`` (:func:`.backends.mp_node`).  The exponentials are computed once per node and
+        precision and reused by every later pass on this attention (all passes split the
+        integral at the same break points, so they share their nodes); the cache stops growing
+        at ``NODE_CACHE_LIMIT`` node-symbols (about 2 mpf each)."""
         key = (t._mpf_, mpmath.mp.prec)
-        nt = self._nodes.get(key)
-        if nt is None:
-            nt = self._nodes[key] = mp_node(t, self, 3, slices=True)
-        return nt
+        ex = self._nodes.get(key)
+        if ex is None:
+            ex = mp_exponentials(t, self)
+            if (len(self._nodes) + 1) * self.d <= NODE_CACHE_LIMIT:
+                self._nodes[key] = ex
+        return mp_node(ex, self, order, slices, scale=1 / t)
 
     def rounding_rel(self) -> mpmath.mpf:
         """Relative allowance added to every error estimate: ``2^-prec 10^4 (1 + max|ln t_k|)``.

@@ -4,7 +4,7 @@ A backend supplies what :mod:`.kernels` does not write itself: the exponentials 
 and ``1 - x_l`` (without cancellation), sums, zeros, the nodes and weights of its quadrature rule,
 and the conversion of inputs; it hands the kernels a :class:`.kernels.NodeTerms`.
 
-* mpmath (:func:`mp_node`): one node ``t`` at a time, for the adaptive tanh-sinh rule of
+* mpmath (:func:`mp_exponentials`, :func:`mp_node`): one node ``t`` at a time, for the adaptive tanh-sinh rule of
   :func:`verify.engine.quadrature.integrate` (per-symbol vectors: numpy object arrays of mpf);
 * float64 (:class:`FloatGrid`, :func:`float_grid`): the trapezoid rule in ``u = ln t`` on one
   uniform grid, all nodes at once (per-symbol vectors: arrays ``(n, d)``).
@@ -81,10 +81,20 @@ def _mp_put(V, s: int, value) -> None:
     V[s] = value
 
 
-def mp_node(t, att, order: int, slices: bool) -> NodeTerms:
-    """NodeTerms at one node ``t`` for a :class:`.attention.GeneralAttention` (call inside
-    ``working(att.dps)``): ``T_k = (t c_l)^k x_l``, derivatives up to ``order``, the slice
-    terms ``G0`` only when ``slices``."""
+@dataclass(frozen=True)
+class MpExponentials:
+    """The costly part of an mpmath node: ``tau_l = t c_l`` and ``x_l = e^(-tau_l)`` (object
+    arrays), ``small = 1 - q z`` and ``diff = (1 - q z0) - (1 - q z) = q x_s / d``."""
+
+    tau: np.ndarray
+    x: np.ndarray
+    small: object
+    diff: object
+
+
+def mp_exponentials(t, att) -> MpExponentials:
+    """The exponentials at ``t`` for a :class:`.attention.GeneralAttention` (inside
+    ``working(att.dps)``); ``1 - q z = (1 - z) + p z`` is summed from the ``1 - x_l``."""
     inv_d = att.inv_d
     tau, x, om = [], [], []
     for cl in att.c:
@@ -94,19 +104,31 @@ def mp_node(t, att, order: int, slices: bool) -> NodeTerms:
         x.append(a)
         om.append(b)
     z = mp_sum(x) * inv_d
-    small = mp_sum(om) * inv_d + att.p * z  # 1 - q z = (1 - z) + p z
-    diff = att.q * (x[att.s] * inv_d)
-    big = small + diff  # 1 - q z0
-    G, G0, D = pgf_terms(small, big, diff, att.p, att.q, order)
-    T0 = mp_vector(x)
-    tv = mp_vector(tau)
-    T1 = tv * T0
-    T2 = tv * T1
-    T3 = tv * T2 if order >= 3 else None
-    T = (T0, T1, T2, T3)
-    Td = (None,) + tuple(None if Tk is None else Tk * inv_d for Tk in T[1:])
-    return NodeTerms(T, Td, G, G0 if slices else None, D, att.d, att.s, _mp_dot, _mp_col,
-                     _mp_put)
+    small = mp_sum(om) * inv_d + att.p * z
+    return MpExponentials(mp_vector(tau), mp_vector(x), small, att.q * (x[att.s] * inv_d))
+
+
+def mp_node(ex: MpExponentials, att, order: int, slices: bool, scale=None) -> NodeTerms:
+    """NodeTerms from the exponentials of one node: ``T_k = (t c_l)^k x_l`` (k <= order), the
+    derivatives up to ``order``, the slice terms ``G0`` only when ``slices``, ``Td`` only for
+    order 3 (the loss pass).
+
+    Every kernel is linear in the pgf terms ``G``, ``G0``, ``D`` (each product has exactly one),
+    so ``scale = 1/t`` turns the kernels' integrands in ``u = ln t`` into integrands in ``t``
+    at the cost of a few scalar products.
+    """
+    big = ex.small + ex.diff  # 1 - q z0
+    G, G0, D = pgf_terms(ex.small, big, ex.diff, att.p, att.q, order, g0=slices)
+    if scale is not None:
+        G, G0, D = (None if L is None else [None] + [v * scale for v in L[1:]]
+                    for L in (G, G0, D))
+    T1 = ex.tau * ex.x
+    T2 = ex.tau * T1
+    T3 = Td = None
+    if order >= 3:
+        T3 = ex.tau * T2
+        Td = (None, T1 * att.inv_d, T2 * att.inv_d, T3 * att.inv_d)
+    return NodeTerms((ex.x, T1, T2, T3), Td, G, G0, D, att.d, att.s, _mp_dot, _mp_col, _mp_put)
 
 
 # ----------------------------------------------------------------------------------- float64

@@ -28,7 +28,7 @@ import numpy as np
 from ..precision import check_dps, working
 from ..quadrature import integrate
 from .attention import TAIL_SAFETY, GeneralAttention, check_d_s, float_vector, mpf_vector
-from .backends import FLOAT_STEP, float_nodes, mp_node
+from .backends import FLOAT_STEP, float_nodes, mp_exponentials, mp_node
 from .kernels import gram_weights, pgf_terms
 from .moments import moments, moments_float
 
@@ -41,7 +41,7 @@ def _inner_second(att: GeneralAttention):
     dd2 = dd * dd
 
     def integrand(t):
-        nt = mp_node(t, att, 2, slices=False)
+        nt = mp_node(mp_exponentials(t, att), att, 2, slices=False)
         w_outer, w_diag = gram_weights(nt.G[1], nt.G[2], d)
         x = nt.T[0]
         ax = x * (t * w_outer)

@@ -12,8 +12,9 @@ and an interval backend (balls) only has to supply the same pieces.
 
 The integrands are written in the measure ``du = dt / t`` (``u = ln t``) over the per-node
 vectors ``T_k[l] = tau_l^k x_l`` with ``tau_l = t c_l`` and ``x_l = e^(-tau_l)`` (k = 0..3): in
-``u`` every component is a polynomial in ``t v_i = w_i tau_i`` times ``x_i``.  A backend that
-integrates in ``t`` divides by ``t``.
+``u`` every component is a polynomial in ``t v_i = w_i tau_i`` times ``x_i``.  Every product
+holds exactly one pgf term (``G``, ``G0`` or ``D``), so a backend that integrates in ``t``
+hands the kernels those terms divided by ``t``.
 
 Formulas (notes, sections 1, 2, 4).  With ``G^(j)`` the derivatives of the length pgf at ``z``,
 ``G0^(j)`` at ``z0 = z - x_s/d`` and ``Delta_j = G^(j)(z) - G^(j)(z0)``:
@@ -31,10 +32,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 
-def pgf_terms(small, big, diff, p, q, order: int) -> tuple[list, list | None, list | None]:
+def pgf_terms(small, big, diff, p, q, order: int,
+              g0: bool = True) -> tuple[list, list | None, list | None]:
     """``(G, G0, D)`` with ``G[j] = G^(j)(z)``, ``G0[j] = G^(j)(z0)`` and ``D[j] = G[j] - G0[j]``
     for j = 1..order (index 0 is None), from ``small = 1 - q z``, ``big = 1 - q z0`` and
-    ``diff = big - small > 0``; ``G0``, ``D`` are None when ``big`` is None.
+    ``diff = big - small > 0``; ``G0``, ``D`` are None when ``big`` is None, ``G0`` when not
+    ``g0``.
 
     ``G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1)`` (notes, section 2), and the gap is formed
     without cancellation as ``j! p q^(j-1) diff sum_i big^i small^(j-i) / (big small)^(j+1)``.
@@ -47,7 +50,7 @@ def pgf_terms(small, big, diff, p, q, order: int) -> tuple[list, list | None, li
     G = [None] + [k[j] / small ** (j + 1) for j in range(1, order + 1)]
     if big is None:
         return G, None, None
-    G0 = [None] + [k[j] / big ** (j + 1) for j in range(1, order + 1)]
+    G0 = [None] + [k[j] / big ** (j + 1) for j in range(1, order + 1)] if g0 else None
     D = [None] + [k[j] * diff * sum(big**i * small ** (j - i) for i in range(j + 1))
                   / (big * small) ** (j + 1) for j in range(1, order + 1)]
     return G, G0, D
@@ -57,7 +60,8 @@ def pgf_terms(small, big, diff, p, q, order: int) -> tuple[list, list | None, li
 class NodeTerms:
     """What every kernel needs at one node (mpmath) or at all nodes (float64).
 
-    ``T[k] = tau^k x`` per symbol (k = 0..3) and ``Td[k] = T[k] / d`` (k >= 1); ``G``, ``G0``, ``D``
+    ``T[k] = tau^k x`` per symbol (k = 0..3) and ``Td[k] = T[k] / d`` (k >= 1; only where
+    :func:`slice_contraction` runs); ``G``, ``G0``, ``D``
     per-node scalars (index j);
     ``d``, ``s``; ``dot(V, w)`` = ``sum_l V[..., l] w_l`` as a per-node scalar; ``col(V, s)`` the
     symbol-``s`` entry of ``V`` as a per-node scalar; ``put(V, s, value)`` sets it.
@@ -156,10 +160,10 @@ def slice_contraction(kind: str, nt: NodeTerms, w, want: str = "ABQ") -> tuple:
             nt.put(A, s, nt.col(t2, s) * w[s] * G[1] + nt.col(t1, s) * V1 * G[2])
     if want_b:
         t3 = nt.Td[3]
-        B = 0.5 * (t3 * w * w * a_lin + t2 * w * (2 * a_const) + t1 * b_const)
+        B = (t3 * w * w * a_lin + t2 * w * (2 * a_const) + t1 * b_const) / 2
         if kind == "neg":
             nt.put(B, s, 0 * a_lin)
         elif kind == "pos":
-            nt.put(B, s, 0.5 * (nt.col(t3, s) * w[s] ** 2 * G[1] + nt.col(t2, s) * w[s] * 2 * V1
-                                * G[2] + nt.col(t1, s) * (V2 * G[2] + V1 * V1 * G[3])))
+            nt.put(B, s, (nt.col(t3, s) * w[s] ** 2 * G[1] + nt.col(t2, s) * w[s] * 2 * V1
+                          * G[2] + nt.col(t1, s) * (V2 * G[2] + V1 * V1 * G[3])) / 2)
     return A, B, q_val

@@ -116,14 +116,14 @@ def run_contractions(att: GeneralAttention, parts: list) -> tuple[list, int]:
     d = att.d
     sizes = [pt.size(d) for pt in parts]
     vectors = [mp_vector(pt.w) for pt in parts]
+    slices = any(pt.kind == "neg" for pt in parts)
 
     def integrand(t):
-        nt = att.node(t)
-        inv_t = 1 / t  # the kernels integrate in u = ln t: du = dt / t
+        nt = att.node(t, 3, slices)  # pgf terms scaled by 1/t: integrands in t
         out = []
         for pt, w in zip(parts, vectors):
             out += _part_values(pt, w, nt, d)
-        return [v * inv_t for v in out]
+        return out
 
     def tail_bound(T):
         xT, gh, dh = att.tail_values(T, 3)

@@ -78,20 +78,17 @@ def attention_moments(att: GeneralAttention, second: str = "full") -> GeneralMom
         size = 2 * d + (d * (d + 1) // 2 if full else d)
 
         def integrand(t):
-            # the kernels integrate in u = ln t: du = dt / t, folded into the scalar weights
-            # (numpy object arrays always on the left of an mpf: mpf * array would format it)
-            nt = att.node(t)
-            inv_t = 1 / t
+            nt = att.node(t, 2, slices=False)  # pgf terms scaled by 1/t: integrands in t
             mean, pos = mean_terms(nt)
             w_outer, w_diag = gram_weights(nt.G[1], nt.G[2], d)
-            w_outer, w_diag = w_outer * inv_t, w_diag * inv_t
             T1, diag = nt.T[1], nt.T[2] * w_diag
-            out = list(mean * inv_t) + list(pos * inv_t)
-            if full:
-                wT = T1 * w_outer
+            out = list(mean) + list(pos)
+            if full:  # the upper triangle of T1_i T1_j w_outer + delta_ij diag_i
+                y, wy, dg = list(T1), list(T1 * w_outer), list(diag)
                 for i in range(d):
-                    out.append(wT[i] * T1[i] + diag[i])
-                    out += list(T1[i + 1:] * wT[i])
+                    wi = wy[i]
+                    out.append(wi * y[i] + dg[i])
+                    out += [wi * yj for yj in y[i + 1:]]
             else:
                 out += list(T1 * T1 * w_outer + diag)
             return out
