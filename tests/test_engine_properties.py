@@ -19,6 +19,7 @@ from verify.engine import general as G
 from verify.engine.distribution import WordDistribution
 from verify.engine.estimate import ErrorKind
 from verify.engine.expectations import pgf_derivative, pgf_derivative_gap
+from verify.engine.general.backends import mp_exponentials, mp_node
 from verify.engine.general.kernels import pgf_terms, slice_contraction
 from verify.engine.model import attention
 from verify.engine.precision import working
@@ -157,7 +158,7 @@ def test_backends_agree_through_the_same_kernel(d, data, kind, u):
     att = G.GeneralAttention.from_alpha(d, s, [float(a) for a in alpha], dps=20)
     with working(20):
         t = mpmath.exp(mpmath.mpf(grid.u[k]))
-        nt = att.node(t, 3, slices=True)
+        nt = mp_node(mp_exponentials(t, att), att, 3, slices=True)  # in u, like the grid
         w_mp = np.array([mpmath.mpf(x) for x in w], dtype=object)
         A_m, B_m, Q_m = slice_contraction(kind, nt, w_mp)
         scale = float(sum(abs(x) for x in A_m)) + float(abs(Q_m)) + 1e-300
