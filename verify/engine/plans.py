@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import mpmath
 
-from .expectations import GUARD_DIGITS
+from .precision import working
 from .symmetric import Evaluation, attention_state, evaluate_at, output_gradient_system
 
 
@@ -73,19 +73,19 @@ def three_phase(d: int, eta1, eta2, eta3, T: int, dps: int = 30) -> ThreePhase:
     """Run the three-phase plan exactly (population gradients) and return every phase."""
     if T < 0 or int(T) != T:
         raise ValueError(f"T must be a non-negative integer, got {T}")
-    with mpmath.workdps(dps + GUARD_DIGITS):
+    with working(dps):
         eta1, eta2, eta3 = mpmath.mpf(eta1), mpmath.mpf(eta2), mpmath.mpf(eta3)
     zero = attention_state(d, mpmath.mpf(0), dps)  # Phases 1 and 2 both see alpha = 0
     origin = evaluate_at(zero, 0, 0)
-    with mpmath.workdps(dps + GUARD_DIGITS):
+    with working(dps):
         beta1 = (-eta1 * origin.grad["beta_s"], -eta1 * origin.grad["beta_j"])
     phase2 = evaluate_at(zero, *beta1)
-    with mpmath.workdps(dps + GUARD_DIGITS):
+    with working(dps):
         alpha = (-eta2 * phase2.grad["alpha_s"], -eta2 * phase2.grad["alpha_j"])
         gap = alpha[0] - alpha[1]
     state = attention_state(d, gap, dps)
     A, c = output_gradient_system(state)
-    with mpmath.workdps(dps + GUARD_DIGITS):
+    with working(dps):
         end, star = output_steps(A, c, mpmath.matrix(list(beta1)), eta3, int(T))
         beta3, beta_star = (end[0], end[1]), (star[0], star[1])
     final = evaluate_at(state, *beta3)
