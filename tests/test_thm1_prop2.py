@@ -68,16 +68,16 @@ def test_known_good_configuration_is_learnable_but_floor_stays():
     assert F >= float(constants()["thm1.c3"]) and F > 0.4
     # the structured search meets this configuration and still reports a floor above c3
     res = thm1.search_floor(d, 0, 0, 0, 0, 6, adversarial=False)
-    assert res["learnable"]["value"] < 1e-6 and res["F"] >= float(constants()["thm1.c3"])
+    assert res.extra["learnable"]["value"] < 1e-6 and res.value >= float(constants()["thm1.c3"])
 
 
 def test_floor_search_reproducible():
     a = thm1.search_floor(9, 3, 1, 1, 6, 3)
     b = thm1.search_floor(9, 3, 1, 1, 6, 3)
-    assert a["F"] == b["F"] and a["eta"] == b["eta"] and np.array_equal(a["beta0"], b["beta0"])
+    assert a.value == b.value and a.extra["eta"] == b.extra["eta"] and np.array_equal(a.x, b.x)
     p = prop2.search_floor(3, 5, 1, 1, 20, 1, 4)
     q = prop2.search_floor(3, 5, 1, 1, 20, 1, 4)
-    assert p["value"] == q["value"] and np.array_equal(p["beta"], q["beta"])
+    assert p.value == q.value and np.array_equal(p.x, q.x)
 
 
 def test_thm1_floor_passes_and_fails_when_c3_raised():

@@ -12,10 +12,10 @@ objective, the structured candidates, the re-evaluation at high precision).
 
 Same seed, same bytes.  The float64 engine's last bits depend on the CPU (OpenBLAS and numpy
 pick SIMD kernels per machine), so every decision of a search -- which point is better, which
-step is taken, which target attains a max -- sees objective values rounded to ``SIG_DIGITS``
-significant digits (:func:`decisive`), and ties go to the lowest index (the earlier candidate).
-A perturbation of a few ulps then changes a decision only when a value lies within ~1e-16 of a
-rounding boundary, about one value in 10^5; tests/test_search.py perturbs the engine's outputs
+step is taken, which target attains a max -- sees objective values rounded to ``SIG_BITS`` = 34
+significant bits, about 10 decimal digits (:func:`decisive`), and ties go to the lowest index
+(the earlier candidate).  A perturbation of k ulps (2^-52 relative) then changes a decision only
+when a value lies within k ulps of a rounding boundary: about k values in 2^18 = 262144; tests/test_search.py perturbs the engine's outputs
 and checks that a report's bytes do not move.  SciPy's L-BFGS-B is not used for the same reason:
 it calls LAPACK (``dpotrf``) and BLAS inside its decision loop.
 
@@ -33,7 +33,7 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy.optimize import minimize
 
-SIG_DIGITS = 10  # significant digits every search decision sees (see the module docstring)
+SIG_BITS = 34  # significant bits (about 10 decimal digits) every search decision sees
 TAU = 0.01  # temperature of the smoothed max (log-sum-exp) in minimise_max
 FD_STEP = 1e-5  # forward-difference step of minimise_max's gradient
 RANDOM_SCALES = (0.1, 0.3, 1.0, 3.0, 10.0)
@@ -41,26 +41,26 @@ RANDOM_SCALES = (0.1, 0.3, 1.0, 3.0, 10.0)
 Candidate = tuple[str, np.ndarray]
 
 
-def decisive(v, digits: int = SIG_DIGITS):
-    """``v`` (a float or an array) rounded to ``digits`` significant digits, as float64.
+def decisive(v, bits: int = SIG_BITS):
+    """``v`` (a float or an array) rounded to ``bits`` significant bits (exact: a binary mantissa
+    rounded by ``np.round`` and scaled back by ``np.ldexp``, no overflow at any exponent);
+    inf, nan and 0 are kept.
 
-    >>> decisive(0.1234567890123456)
-    0.123456789
-    >>> decisive(np.array([1.0, 1.0 + 2.0**-50])).tolist()
-    [1.0, 1.0]
+    >>> decisive(1.0 + 2.0**-40) == decisive(1.0) == 1.0
+    True
+    >>> abs(decisive(0.1234567890123) - 0.1234567890123) < 1e-11
+    True
     """
     a = np.asarray(v, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mag = np.where((a == 0) | ~np.isfinite(a), 0.0, np.floor(np.log10(np.abs(a))))
-    scale = 10.0 ** (digits - 1 - mag)
-    out = np.where(np.isfinite(a) & (a != 0), np.round(a * scale) / scale, a)
+    mant, expo = np.frexp(a)  # a = mant 2^expo, 0.5 <= |mant| < 1 (inf/nan pass through)
+    out = np.where(np.isfinite(a), np.ldexp(np.round(np.ldexp(mant, bits)), expo - bits), a)
     return float(out) if out.ndim == 0 else out
 
 
 def argmax(v) -> int:
     """The first index of the largest entry of ``v`` after :func:`decisive` rounding.
 
-    >>> argmax([0.3, 0.3 + 1e-17, 0.1])
+    >>> argmax([0.3, 0.3 * (1 + 2.0**-51), 0.1])
     0
     """
     return int(np.argmax(decisive(np.asarray(v, dtype=np.float64))))

@@ -24,7 +24,9 @@ import numpy as np
 import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
-from .common import floor_outcome
+from ..engine.precision import working
+from ..search import SearchResult, decisive, nelder_mead
+from .common import constant, floor_outcome, fmt_vector, rational, single_case
 
 # --------------------------------------------------------------------------- search settings
 
@@ -47,14 +49,6 @@ SEARCH = {
                        random=8, starts=3, evals=100, n_eta=19, dps=25, extra_random=2,
                        extra_max_d=64),
 }
-
-
-def _frac(x) -> sp.Rational:
-    return sp.Rational(x.numerator, x.denominator)
-
-
-def _single(label: str) -> list[Case]:
-    return [Case(label, {})]
 
 
 # ===================================================================== symbolic proof steps
@@ -195,7 +189,7 @@ def _increasing() -> bool:
 def _judge_rho_bound(case: Case, constants: Constants) -> Outcome:
     """(1/256)(1 - 2/d)^(d-1) >= c3 for every d >= 9, exactly: the expression increases in d, so
     it holds iff c3 <= (7/9)^8/256 (about 1/1911.6)."""
-    c3 = _frac(constants["thm1.c3"])
+    c3 = rational(constants["thm1.c3"])
     best = exact_floor_constant()
     mono = _increasing()
     if c3 <= best:
@@ -227,7 +221,7 @@ def _judge_chain(case: Case, constants: Constants) -> Outcome:
     (d-1) ln(1-2/d) >= -2(d-1)/(d-2) [ln(1-x) >= -x/(1-x)] >= -16/7 [d >= 9] > -3, e^-3 > 1/27,
     so (1/256)(1-2/d)^(d-1) > 1/(256*27) = 1/6912 >= c3.  The chain gives at best
     e^(-2(d-1)/(d-2))/256 at each d; a larger c3 fails where that is below it."""
-    c3 = _frac(constants["thm1.c3"])
+    c3 = rational(constants["thm1.c3"])
     h = sp.log(1 - _x) + _x / (1 - _x)  # >= 0: h(0) = 0, h' = x/(1-x)^2
     link1 = sp.simplify(sp.diff(h, _x) - _x / (1 - _x) ** 2) == 0 and h.subs(_x, 0) == 0
     sub = sp.simplify((_d - 1) * (-(2 / _d) / (1 - 2 / _d)) + 2 * (_d - 1) / (_d - 2)) == 0
@@ -326,45 +320,10 @@ class FloorSearch:
 
     def floor(self, grads: dict, eta: float) -> tuple[float, int, float, int]:
         """(F, s attaining the max, min over targets, s attaining the min)."""
-        vals = self.per_target(grads, eta)
-        s_max = max(vals, key=lambda s: (vals[s], -s))
+        vals = {s: decisive(v) for s, v in self.per_target(grads, eta).items()}
+        s_max = max(vals, key=lambda s: (vals[s], -s))  # ties: the lowest target
         s_min = min(vals, key=lambda s: (vals[s], s))
         return vals[s_max], s_max, vals[s_min], s_min
-
-
-def _nelder_mead(f, x0: np.ndarray, scale: np.ndarray, evals: int) -> tuple[np.ndarray, float]:
-    """Plain Nelder-Mead (numpy only), at most ``evals`` function evaluations."""
-    n = len(x0)
-    pts = [x0.copy()] + [x0 + scale[i] * np.eye(n)[i] for i in range(n)]
-    vals = [f(p) for p in pts]
-    used = len(pts)
-    while used < evals:
-        order = np.argsort(vals)
-        pts, vals = [pts[i] for i in order], [vals[i] for i in order]
-        centroid = np.mean(pts[:-1], axis=0)
-        xr = centroid + (centroid - pts[-1])
-        fr = f(xr)
-        used += 1
-        if fr < vals[0]:
-            xe = centroid + 2 * (centroid - pts[-1])
-            fe = f(xe)
-            used += 1
-            pts[-1], vals[-1] = (xe, fe) if fe < fr else (xr, fr)
-        elif fr < vals[-2]:
-            pts[-1], vals[-1] = xr, fr
-        else:
-            xc = centroid + 0.5 * (pts[-1] - centroid)
-            fc = f(xc)
-            used += 1
-            if fc < vals[-1]:
-                pts[-1], vals[-1] = xc, fc
-            else:
-                for i in range(1, len(pts)):
-                    pts[i] = pts[0] + 0.5 * (pts[i] - pts[0])
-                    vals[i] = f(pts[i])
-                    used += 1
-    i = int(np.argmin(vals))
-    return pts[i], vals[i]
 
 
 def structured_outputs(d: int) -> list[tuple[str, np.ndarray]]:
@@ -375,23 +334,26 @@ def structured_outputs(d: int) -> list[tuple[str, np.ndarray]]:
 
 
 def search_floor(d: int, seed: int, random: int, starts: int, evals: int, n_eta: int,
-                 adversarial: bool = True) -> dict:
-    """The smallest F found, its parameters and the effort (seeded, reproducible)."""
+                 adversarial: bool = True) -> SearchResult:
+    """The smallest F found (seeded, reproducible): every structured and random beta0 at
+    ``n_eta`` log-spaced etas, then ``starts`` Nelder-Mead runs over (beta0, log10 eta) from the
+    best of those.  ``x`` is beta0; ``extra``: the maximising target s, eta, and ``learnable``
+    (the smallest single-target min_beta L seen: the targets that one step does learn)."""
     rng = np.random.default_rng([seed, d])
     etas = np.logspace(math.log10(ETA_RANGE[0]), math.log10(ETA_RANGE[1]), n_eta)
     fs = FloorSearch(d)
-    best = dict(F=math.inf)
+    best = SearchResult.empty(d)
     learnable = dict(value=math.inf)
     configs = list(structured_outputs(d))
     configs += [(f"gauss#{i}", rng.normal(size=d)) for i in range(random)]
     seen = []
     for name, beta0 in configs:
+        family = "random" if name.startswith("gauss") else "structured"
         grads = fs.grads(beta0, target_classes(beta0))
         for eta in etas:
             F, s_max, low, s_min = fs.floor(grads, float(eta))
             seen.append((F, name, beta0, float(eta)))
-            if F < best["F"]:
-                best = dict(F=F, s=s_max, beta0=beta0.copy(), eta=float(eta), name=name)
+            best.consider(family, name, beta0, F, s=s_max, eta=float(eta))
             if low < learnable["value"]:
                 learnable = dict(value=low, s=s_min, name=name, eta=float(eta))
     if adversarial:
@@ -400,19 +362,18 @@ def search_floor(d: int, seed: int, random: int, starts: int, evals: int, n_eta:
         def objective(x):
             beta0, eta = x[:d], 10.0 ** float(np.clip(x[d], -3, 6))
             F, s_max, _, _ = fs.floor(fs.grads(beta0, all_targets), eta)
-            if F < best["F"]:
-                best.update(F=F, s=s_max, beta0=beta0.copy(), eta=eta, name="adversarial")
+            best.consider("adversarial", "adversarial", beta0, F, s=s_max, eta=eta)
             return F
 
-        seen.sort(key=lambda t: t[0])
+        seen.sort(key=lambda t: t[0])  # stable: ties keep the order of the configurations
         for i in range(starts):
             _, _, b0, eta = seen[i % len(seen)]
             x0 = np.concatenate([b0 + 0.3 * rng.normal(size=d), [math.log10(eta)]])
-            _nelder_mead(objective, x0, np.concatenate([np.full(d, 0.5), [1.0]]), evals)
-    best.update(effort=dict(configs=len(configs), starts=starts if adversarial else 0,
-                            F_evaluations=fs.evaluations, solves=fs.solves,
-                            gradients=fs.gradients, etas=len(etas)),
-                learnable=learnable)
+            nelder_mead(objective, x0, np.concatenate([np.full(d, 0.5), [1.0]]), evals)
+    best.effort = dict(configs=len(configs), starts=starts if adversarial else 0,
+                       F_evaluations=fs.evaluations, solves=fs.solves, gradients=fs.gradients,
+                       etas=len(etas))
+    best.extra["learnable"] = learnable
     return best
 
 
@@ -424,25 +385,20 @@ def reevaluate_symmetric(d: int, s: int, beta0: np.ndarray, eta: float, dps: int
     """As :func:`reevaluate` when beta0 is background-symmetric for s: then alpha'_s is too (the
     lemma of A.7, checked by lemma-symmetry), and by convexity and symmetry so is the minimiser
     over beta; the four-scalar engine does both at a cost independent of d."""
-    from ..engine.symmetric import (SymmetricPoint, attention_state, evaluate,
-                                    evaluate_at, output_gradient_system)
+    from ..engine.symmetric import SymmetricPoint, attention_state, best_output, evaluate
 
     bs = repr(float(beta0[s]))
     bj = repr(float(beta0[(s + 1) % d]))
     start = evaluate(SymmetricPoint(d, 0, 0, bs, bj), dps)
-    with mpmath.workdps(dps + 10):
+    with working(dps):
         gap = -mpmath.mpf(repr(eta)) * (start.grad["alpha_s"] - start.grad["alpha_j"])
         capped = abs(gap) > GAP_CAP
         gap = max(min(gap, mpmath.mpf(GAP_CAP)), -mpmath.mpf(GAP_CAP))
-    state = attention_state(d, gap, dps)
-    A, c = output_gradient_system(state)
-    with mpmath.workdps(dps + 10):
-        b = mpmath.lu_solve(A, c)
-    ev = evaluate_at(state, b[0], b[1])
-    with mpmath.workdps(dps + 10):
+    ev = best_output(attention_state(d, gap, dps))
+    with working(dps):
         err = ev.error["loss"]
         if capped:
-            B = max(abs(b[0]), abs(b[1])) + 1
+            B = max(abs(ev.point.beta_s), abs(ev.point.beta_j)) + 1
             err += 8 * (B + 2) * B * (d - 1) * mpmath.exp(-GAP_CAP)
         return ev.loss, err
 
@@ -456,12 +412,12 @@ def reevaluate(d: int, s: int, beta0: np.ndarray, eta: float, dps: int) -> tuple
     if d >= SYMMETRIC_FROM and _symmetric_for(beta0, s):
         return reevaluate_symmetric(d, s, beta0, eta, dps)
     ev = general.evaluate(d, s, [0] * d, [repr(float(b)) for b in beta0], dps)
-    with mpmath.workdps(dps + 10):
+    with working(dps):
         raw = [-mpmath.mpf(repr(eta)) * g for g in ev.grad_alpha]
         alpha = compress_mp(raw)
         capped = max(raw) - min(raw) - (max(alpha) - min(alpha)) > 0
     opt = general.solve_output(d, s, alpha, dps)
-    with mpmath.workdps(dps + 10):
+    with working(dps):
         err = opt.loss_error + opt.beta_error**2 / 2
         if capped:
             # capping moves gamma by at most 2 m e^-G in l1 on a word of length m, so f by
@@ -504,7 +460,7 @@ def constrained_output_mp(d: int, s: int, alpha: list, lower, dps: int) -> tuple
     from ..engine import general
 
     mom = general.moments(d, s, alpha, dps)
-    with mpmath.workdps(dps + 10):
+    with working(dps):
         M = mom.second
         m = list(mom.mean_positive)
         lower = mpmath.mpf(lower)
@@ -521,7 +477,7 @@ def constrained_output_mp(d: int, s: int, alpha: list, lower, dps: int) -> tuple
             beta[s] = lower
         point = [beta[i] for i in range(d)]
     ev = general.evaluate(d, s, alpha, point, dps)
-    with mpmath.workdps(dps + 10):
+    with working(dps):
         g = [abs(x) + e for x, e in zip(ev.grad_beta, ev.grad_beta_error)]
         if on_face and ev.grad_beta[s] > 0:  # the constraint is active: beta_s cannot decrease
             g[s] = mpmath.mpf(0)
@@ -529,7 +485,7 @@ def constrained_output_mp(d: int, s: int, alpha: list, lower, dps: int) -> tuple
         return ev.loss, ev.loss_error + gap
 
 
-def large_output_search(d: int, seed: int, random: int, n_eta: int, evals: int) -> dict:
+def large_output_search(d: int, seed: int, random: int, n_eta: int, evals: int) -> SearchResult:
     """Smallest min_{beta_s >= d/4} L_s(alpha'_s, beta) over seeded beta0 (structured, random,
     then Nelder-Mead from the best), eta in ETA_RANGE and every target (float64, seeded)."""
     from ..engine import general
@@ -537,10 +493,10 @@ def large_output_search(d: int, seed: int, random: int, n_eta: int, evals: int) 
     rng = np.random.default_rng([seed, d, 3])
     etas = np.logspace(math.log10(ETA_RANGE[0]), math.log10(ETA_RANGE[1]), n_eta)
     fs = FloorSearch(d)
-    best = dict(value=math.inf)
+    best = SearchResult.empty(d)
     count = dict(solves=0)
 
-    def over_targets(name: str, beta0: np.ndarray) -> float:
+    def over_targets(family: str, name: str, beta0: np.ndarray) -> float:
         targets = target_classes(beta0)
         grads = fs.grads(beta0, targets)
         low = math.inf
@@ -550,19 +506,20 @@ def large_output_search(d: int, seed: int, random: int, n_eta: int, evals: int) 
                 M, P = general.target_moments_float(d, alpha)
                 value, beta = constrained_output_float(M, P[:, s], s, d / 4)
                 count["solves"] += 1
+                value = decisive(value)
                 low = min(low, value)
-                if value < best["value"]:
-                    best.update(value=value, name=name, beta0=np.array(beta0, dtype=float),
-                                eta=float(eta), s=s, beta_s=float(beta[s]))
+                best.consider(family, name, beta0, value, eta=float(eta), s=s,
+                              beta_s=float(beta[s]))
         return low
 
-    tried = [(over_targets(name, b0), b0) for name, b0 in
-             structured_outputs(d) + [(f"gauss#{i}", rng.normal(size=d)) for i in range(random)]]
-    configs = len(tried)
+    configs = [("structured", name, b0) for name, b0 in structured_outputs(d)]
+    configs += [("random", f"gauss#{i}", rng.normal(size=d)) for i in range(random)]
+    tried = [(over_targets(*c), c[2]) for c in configs]
     if evals:
-        x0 = min(tried, key=lambda t: t[0])[1]
-        _nelder_mead(lambda x: over_targets("adversarial", x), x0, np.full(d, 0.5), evals)
-    best["effort"] = dict(configs=configs, evals=evals, etas=n_eta, solves=count["solves"])
+        x0 = min(tried, key=lambda t: t[0])[1]  # min keeps the first of equal values
+        nelder_mead(lambda x: over_targets("adversarial", "adversarial", x), x0,
+                    np.full(d, 0.5), evals)
+    best.effort = dict(configs=len(configs), evals=evals, etas=n_eta, solves=count["solves"])
     return best
 
 
@@ -580,22 +537,23 @@ def _judge_large(case: Case, constants: Constants) -> Outcome:
     res = large_output_search(d, prm["seed"], prm["random"], prm["n_eta"], prm["evals"])
     from ..engine import general
 
-    grad = general.evaluate(d, res["s"], [0] * d, [repr(float(b)) for b in res["beta0"]],
+    at = res.extra
+    grad = general.evaluate(d, at["s"], [0] * d, [repr(float(b)) for b in res.x],
                             prm["dps"]).grad_alpha
-    with mpmath.workdps(prm["dps"] + 10):
-        alpha = compress_mp([-mpmath.mpf(repr(res["eta"])) * g for g in grad])
-    value, err = constrained_output_mp(d, res["s"], alpha, mpmath.mpf(d) / 4, prm["dps"])
+    with working(prm["dps"]):
+        alpha = compress_mp([-mpmath.mpf(repr(at["eta"])) * g for g in grad])
+    value, err = constrained_output_mp(d, at["s"], alpha, mpmath.mpf(d) / 4, prm["dps"])
     with mpmath.workdps(30):
-        bm = mpmath.mpf(bound.numerator) / bound.denominator
-        eff = res["effort"]
-        detail = (f"smallest min over beta_s >= d/4 of L_s(alpha'_s, beta) = {res['value']:.6g} "
+        bm = constant(constants, "thm1.c_large_output")
+        eff = res.effort
+        detail = (f"smallest min over beta_s >= d/4 of L_s(alpha'_s, beta) = {res.value:.6g} "
                   f"(float64; mpmath {prm['dps']} digits: {mpmath.nstr(value, 10)} +- "
-                  f"{mpmath.nstr(err, 2)}) at beta0 = {res['name']} {_vec(res['beta0'])}, eta = "
-                  f"{res['eta']:.4g}, s = {res['s']}, beta_s = {res['beta_s']:.4g}; vs {bound}: "
+                  f"{mpmath.nstr(err, 2)}) at beta0 = {res.family} {fmt_vector(res.x)}, eta = "
+                  f"{at['eta']:.4g}, s = {at['s']}, beta_s = {at['beta_s']:.4g}; vs {bound}: "
                   f"x{float(value / bm):.4g}; effort: {eff['configs']} beta0 + Nelder-Mead "
                   f"{eff['evals']} evals, {eff['etas']} etas, every target, {eff['solves']} "
                   f"constrained solves")
-    return floor_outcome(case, res["value"], value, err, bound, detail, {"floor": float(value)})
+    return floor_outcome(case, res.value, value, err, bound, detail, {"floor": float(value)})
 
 
 def _floor_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
@@ -619,21 +577,18 @@ def _floor_cases(profile: Profile, constants: Constants, options: Mapping) -> li
             for d, full in rows]
 
 
-def _vec(x: np.ndarray) -> str:
-    return "[" + ", ".join(f"{v:.4g}" for v in x) + "]"
-
-
 def _judge_floor(case: Case, constants: Constants) -> Outcome:
     prm = case.params
     d = prm["d"]
     c3 = constants["thm1.c3"]
     res = search_floor(d, prm["seed"], prm["random"], prm["starts"], prm["evals"], prm["n_eta"],
                        prm["adversarial"])
-    value, err = reevaluate(d, res["s"], res["beta0"], res["eta"], prm["dps"])
-    eff = res["effort"]
-    ln = res["learnable"]
-    where = (f"beta0 = {res['name']} {_vec(res['beta0'])}, eta = {res['eta']:.4g}, s* = {res['s']}")
-    detail = (f"floor F = {res['F']:.6g} (float64; mpmath {prm['dps']} digits: "
+    at = res.extra
+    value, err = reevaluate(d, at["s"], res.x, at["eta"], prm["dps"])
+    eff = res.effort
+    ln = at["learnable"]
+    where = f"beta0 = {res.family} {fmt_vector(res.x)}, eta = {at['eta']:.4g}, s* = {at['s']}"
+    detail = (f"floor F = {res.value:.6g} (float64; mpmath {prm['dps']} digits: "
               f"{mpmath.nstr(value, 10)} +- {mpmath.nstr(err, 2)}) at {where}; "
               f"vs 1/6912: x{float(value * 6912):.4g}, vs 1/2080: x{float(value * 2080):.4g}; "
               f"effort: {eff['configs']} seeded beta0 x {eff['etas']} etas in "
@@ -641,7 +596,7 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"{prm['evals']} evals = {eff['F_evaluations']} F-evaluations, {eff['solves']} "
               f"output solves; smallest single-target min_beta L seen = {ln['value']:.3g} "
               f"(s = {ln['s']}, beta0 = {ln['name']}, eta = {ln['eta']:.3g})")
-    return floor_outcome(case, res["F"], value, err, c3, detail,
+    return floor_outcome(case, res.value, value, err, c3, detail,
                          {"floor": float(value), "evaluations": eff["F_evaluations"]})
 
 
@@ -655,17 +610,17 @@ RESULT = Result(
     checks=(
         Check("thm1.insertion_ratio", "A.6 step 1",
               "rho(Z(z))/rho(z) = (m+1) q/d >= 1/2 for negative z, |z| = m >= d >= 3",
-              Evidence.SYMBOLIC, lambda p, c, o: _single("all d >= 3, m >= d"), _judge_insertion),
+              Evidence.SYMBOLIC, single_case("all d >= 3, m >= d"), _judge_insertion),
         Check("thm1.appearance", "A.6 case max a_i >= d/2",
               "1 - (1 - 1/(d-1))^(d/2) >= 1 - e^(-1/2) >= 1/8", Evidence.SYMBOLIC,
-              lambda p, c, o: _single("all d >= 3"), _judge_appearance),
+              single_case("all d >= 3"), _judge_appearance),
         Check("thm1.long_negative_mass", "A.6 end", "P(y = -1, |w| >= d) = 1/2 (1 - 2/d)^(d-1)",
-              Evidence.SYMBOLIC, lambda p, c, o: _single("all d >= 3"), _judge_long_mass),
+              Evidence.SYMBOLIC, single_case("all d >= 3"), _judge_long_mass),
         Check("thm1.rho_bound", "A.6 end (exact)", "(1/256)(1 - 2/d)^(d-1) >= c3 for all d >= 9",
-              Evidence.SYMBOLIC, lambda p, c, o: _single("all d >= 9"), _judge_rho_bound),
+              Evidence.SYMBOLIC, single_case("all d >= 9"), _judge_rho_bound),
         Check("thm1.chain", "A.6 end (the paper's chain)",
               "(d-1) ln(1-2/d) >= -2(d-1)/(d-2) >= -16/7 (> -3, e^-3 > 1/27) gives e^(-16/7)/256 >= c3",
-              Evidence.SYMBOLIC, lambda p, c, o: _single("all d >= 9"), _judge_chain),
+              Evidence.SYMBOLIC, single_case("all d >= 9"), _judge_chain),
         Check("thm1.large_output", "A.6 case beta_s > d/4 (text: >= 1/2080)",
               "min over beta with beta_s >= d/4 of L_s(alpha'_s, beta) >= c_large_output over "
               "searched beta0, eta and every s", Evidence.SEARCH, _large_cases, _judge_large,
