@@ -63,29 +63,35 @@ def _judge_negative_mass(case: Case, constants: Constants) -> Outcome:
                    f"P(y = -1) = G((d-1)/d) = {sp.sstr(value)} for every d >= 2")
 
 
-def _judge_large_output(case: Case, constants: Constants) -> Outcome:
-    """min beta~ >= 1 => f >= 0 on every word => L_s >= P(y=-1) 1/2 = 1/4.
+def prediction_nonnegative(threshold=1) -> tuple[sp.Expr, bool]:
+    """(f, proved): f = sum_i beta~_i gamma_i - 1 on a word, for every d >= 1 at once, when
+    every beta~_i >= ``threshold``: with beta~_i = threshold + b_i (b_i >= 0, SymPy indexed
+    symbols of symbolic length d) and sum_i gamma_i = 1 (softmax weights gamma_i >= 0), SymPy
+    splits the sum by linearity, replaces sum_i gamma_i by 1 and decides the sign of what is left.
+    For threshold 1, f = sum_i b_i gamma_i, a sum of products of non-negatives."""
+    d = sp.Symbol("d", integer=True, positive=True)
+    i = sp.Symbol("i", integer=True, positive=True)
+    b = sp.IndexedBase("b", nonnegative=True)  # beta~_i - threshold
+    g = sp.IndexedBase("gamma", nonnegative=True)
+    f = sp.Sum((threshold + b[i]) * g[i], (i, 1, d)) - 1
+    on_simplex = sp.Add(*[sp.factor_terms(t) for t in sp.Add.make_args(sp.expand(f))])
+    on_simplex = on_simplex.subs(sp.Sum(g[i], (i, 1, d)), 1)
+    return on_simplex, bool(on_simplex.is_nonnegative)
 
-    f = sum_i beta~_i gamma_i - 1 = sum_i (beta~_i - 1) gamma_i when sum_i gamma_i = 1 (softmax);
-    each term is a product of non-negatives (SymPy's sign inference, d = 2..8 with symbolic
-    entries; the same term-wise argument for every d).  On a negative word
-    l = (f + 1)^2/2 = 1/2 + f (f + 2)/2 >= 1/2."""
-    ok = True
-    for d in range(2, 9):
-        b = sp.symbols(f"b0:{d}", nonnegative=True)  # beta~_i - 1
-        g = sp.symbols(f"g0:{d}", nonnegative=True)  # gamma_i
-        f = sum((1 + bi) * gi for bi, gi in zip(b, g)) - 1
-        on_simplex = sp.expand(f.subs(g[-1], 1 - sum(g[:-1])) - sum(bi * gi for bi, gi in zip(b, g)).subs(g[-1], 1 - sum(g[:-1])))
-        ok &= on_simplex == 0 and bool(sum(bi * gi for bi, gi in zip(b, g)).is_nonnegative)
+
+def _judge_large_output(case: Case, constants: Constants) -> Outcome:
+    """min beta~ >= 1 => f >= 0 on every word (:func:`prediction_nonnegative`, every d at once)
+    => the loss on a negative word l = (f + 1)^2/2 = 1/2 + f (f + 2)/2 >= 1/2
+    => L_s >= P(y=-1) 1/2 = 1/4 (P(y = -1) = 1/2: :func:`negative_mass`)."""
+    f_word, ok = prediction_nonnegative(1)
     f = sp.Symbol("f", nonnegative=True)
-    loss_neg = (f + 1) ** 2 / 2
-    ok &= bool(sp.simplify(loss_neg - sp.Rational(1, 2) - f * (f + 2) / 2) == 0)
+    ok &= bool(sp.simplify((f + 1) ** 2 / 2 - sp.Rational(1, 2) - f * (f + 2) / 2) == 0)
     ok &= bool((f * (f + 2) / 2).is_nonnegative)
     bound = negative_mass() * sp.Rational(1, 2)
     ok &= sp.simplify(bound - sp.Rational(1, 4)) == 0
     return Outcome(case.label, bool(ok), None, Evidence.SYMBOLIC,
-                   "f = sum (beta~_i - 1) gamma_i >= 0, loss on negatives >= 1/2, "
-                   f"L >= P(y=-1)/2 = {sp.sstr(bound)}")
+                   f"for every d: f = {sp.sstr(f_word)} >= 0 (b_i = beta~_i - 1 >= 0, gamma_i >= 0, "
+                   f"sum gamma_i = 1), loss on negatives >= 1/2, L >= P(y=-1)/2 = {sp.sstr(bound)}")
 
 
 # ===================================================================== inf over alpha (search)
@@ -231,10 +237,12 @@ RESULT = Result(
     constants=("prop2.c1",),
     document="proofs/prop2.md",
     checks=(
-        Check("prop2.negative_mass", "A.3", "P(y = -1) = 1/2", Evidence.SYMBOLIC, single_case("all d >= 2"),
+        Check("prop2.negative_mass", "A.3", "P(y = -1) = 1/2", Evidence.SYMBOLIC,
+              single_case("all d >= 2"),
               _judge_negative_mass),
         Check("prop2.large_output", "A.3 case beta~_s >= 1",
-              "min beta~ >= 1 => f >= 0 on every word => L_s >= 1/4", Evidence.SYMBOLIC, single_case("all d >= 2"),
+              "min beta~ >= 1 => f >= 0 on every word => L_s >= 1/4", Evidence.SYMBOLIC,
+              single_case("all d >= 2"),
               _judge_large_output),
         Check("prop2.large_output_search", "A.3 case beta~_s >= 1 (numeric)",
               "inf_alpha L_s(alpha, beta~) >= 1/4 for random beta~ with min 1 (multi-start Adam)",

@@ -24,13 +24,14 @@ import numpy as np
 import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..engine.constrained import constrained_output_float, constrained_output_mp
+from ..engine.logits import GAP_CAP, compress, compress_mp  # effect of the cap: reevaluate
 from ..engine.precision import working
 from ..search import SearchResult, decisive, nelder_mead
 from .common import constant, floor_outcome, fmt_vector, rational, single_case
 
 # --------------------------------------------------------------------------- search settings
 
-GAP_CAP = 25.0  # logit gaps above this are capped at it (see compress; effect bounded in reevaluate)
 ETA_RANGE = (1e-3, 1e6)
 SYMMETRIC_FROM = 20  # from this d, background-symmetric worst cases are re-evaluated by the
 # four-scalar engine (its one-off SymPy set-up, ~6 s, beats the general engine's O(d^2) nodes)
@@ -134,41 +135,64 @@ def _judge_appearance(case: Case, constants: Constants) -> Outcome:
                    f"quantity {mpmath.nstr(worst, 6)}", margin_kind="difference")
 
 
+def series_ratio() -> tuple[sp.Expr, bool]:
+    """(r, proved): the ratio r = q (d-1)/d of the geometric series in the word length, and
+    whether 0 < r < 1 is proved for every d >= 3: SymPy simplifies r to (d-2)/d; with d = 3 + k,
+    r = (k+1)/(k+3) and 1 - r = 2/(k+3) are quotients of polynomials in k >= 0 with non-negative
+    coefficients and a positive constant term, hence positive for every k >= 0."""
+    r = (1 - 1 / (_d - 1)) * (_d - 1) / _d
+    same = sp.simplify(r - (_d - 2) / _d) == 0
+    proved = same
+    for expr in (r, 1 - r):
+        num, den = sp.fraction(sp.factor(sp.together(expr.subs(_d, 3 + _k))))
+        for part in (num, den):
+            poly = sp.Poly(sp.expand(part), _k)
+            proved &= _nonneg_poly(part, _k) and poly.eval(0) > 0
+    return sp.simplify(r), bool(proved)
+
+
 def long_negative_mass() -> sp.Expr:
-    """P(y = -1, |w| >= d) by SymPy summation of the geometric series in the length."""
+    """P(y = -1, |w| >= d) by SymPy summation of the geometric series in the length.
+
+    SymPy returns the closed form under the condition r < 1; :func:`series_ratio` proves
+    0 < r < 1 for every d >= 3, so the closed form holds on the whole range (no point checks).
+    Raises ArithmeticError if SymPy's condition is anything else or the proof fails."""
     d, m = _d, sp.Symbol("m", integer=True, positive=True)
     r = sp.Symbol("r", positive=True)
     p = 1 / (d - 1)
     q = 1 - p
     # sum_{m >= d} p q^(m-1) ((d-1)/d)^m = p (d-1)/d sum_{m >= d} r^(m-1), r = q (d-1)/d
     series = sp.piecewise_fold(sp.summation(r ** (m - 1), (m, d, sp.oo)))
-    if isinstance(series, sp.Piecewise):  # (closed form, |r| < 1), (unevaluated sum, True)
+    closed = series
+    if isinstance(series, sp.Piecewise):  # (closed form, condition), (unevaluated sum, True)
         closed, condition = series.args[0]
-        value = q * (d - 1) / d
-        if condition.subs(r, value).subs(d, 3 + _k) not in (sp.true, True):
-            ok = all(bool(condition.subs(r, value).subs(d, v)) for v in (3, 9, 100, 10**6))
-            if not ok:
-                raise ArithmeticError(f"convergence condition {condition} not met")
-    else:
-        closed = series
+        value, proved = series_ratio()
+        if condition not in (r < 1, sp.Abs(r) < 1) or not proved:
+            raise ArithmeticError(f"convergence condition {condition} not proved for all d >= 3")
     return sp.simplify(p * (d - 1) / d * closed.subs(r, q * (d - 1) / d))
 
 
 def _judge_long_mass(case: Case, constants: Constants) -> Outcome:
-    mass = long_negative_mass()
+    """The closed form (proved for every d >= 3, :func:`long_negative_mass`) equals
+    1/2 (1 - 2/d)^(d-1) (SymPy, no point checks); an independent route at d = 9: the exact
+    partial sum of the series with a bound on its tail."""
+    try:
+        mass = long_negative_mass()
+    except ArithmeticError as exc:
+        return Outcome(case.label, None, None, Evidence.SYMBOLIC, f"not proved: {exc}")
     target = sp.Rational(1, 2) * (1 - 2 / _d) ** (_d - 1)
-    ratio_ok = sp.simplify((1 - 1 / (_d - 1)) * (_d - 1) / _d - (1 - 2 / _d)) == 0  # r = 1 - 2/d < 1
-    same = sp.simplify(mass / target) == 1 or all(
-        abs(float(mass.subs(_d, v) - target.subs(_d, v))) < 1e-15 for v in (3, 9, 17, 100))
-    # independent route: the partial sum of the series at d = 9 with a bound on its tail
+    r, ratio_ok = series_ratio()
+    same = sp.simplify(mass / target) == 1
     d = 9
     p, q = sp.Rational(1, d - 1), 1 - sp.Rational(1, d - 1)
     partial = sum(p * q ** (m - 1) * sp.Rational(d - 1, d) ** m for m in range(d, d + 400))
     tail = sp.Rational(1, 2) * (1 - sp.Rational(2, d)) ** (d + 399) * 2  # crude: geometric tail
     numeric = abs(partial - target.subs(_d, d)) <= tail
     return Outcome(case.label, bool(same and ratio_ok and numeric), None, Evidence.SYMBOLIC,
-                   f"sum_(m>=d) p q^(m-1) ((d-1)/d)^m = {sp.sstr(mass)} = 1/2 (1-2/d)^(d-1); "
-                   f"partial sum at d = 9 agrees within its tail")
+                   f"ratio r = q(d-1)/d = {sp.sstr(r)} in (0, 1) for every d >= 3 (proved: "
+                   f"{ratio_ok}); sum_(m>=d) p q^(m-1) ((d-1)/d)^m = {sp.sstr(mass)} = "
+                   f"1/2 (1-2/d)^(d-1) (SymPy: {same}); partial sum at d = 9 agrees within its "
+                   f"tail: {bool(numeric)}")
 
 
 def exact_floor_constant() -> sp.Rational:
@@ -255,28 +279,6 @@ def _judge_chain(case: Case, constants: Constants) -> Outcome:
 
 
 # ===================================================================== the measured floor
-
-
-def compress(alpha: np.ndarray, cap: float = GAP_CAP) -> np.ndarray:
-    """Logits with every gap between consecutive sorted values capped at ``cap`` (order kept,
-    max 0).  A gap g > cap changes each gamma by at most m e^(-cap): far below the reported
-    digits for the word lengths that carry mass."""
-    order = np.argsort(alpha, kind="stable")
-    gaps = np.minimum(np.diff(alpha[order]), cap)
-    out = np.empty_like(alpha, dtype=np.float64)
-    out[order] = np.concatenate([[0.0], np.cumsum(gaps)])
-    return out - out.max()
-
-
-def compress_mp(alpha: list, cap: float = GAP_CAP) -> list:
-    """:func:`compress` on mpf logits (the same order; exact arithmetic at the working precision)."""
-    order = sorted(range(len(alpha)), key=lambda i: alpha[i])
-    out = [mpmath.mpf(0)] * len(alpha)
-    acc = mpmath.mpf(0)
-    for a, b in zip(order, order[1:]):
-        acc += min(alpha[b] - alpha[a], mpmath.mpf(cap))
-        out[b] = acc
-    return [x - acc for x in out]
 
 
 def target_classes(beta0: np.ndarray) -> list[int]:
@@ -436,53 +438,6 @@ LARGE_SEARCH = {
     Profile.FULL: dict(ds=[9, 10, 11, 12, 13, 14, 15, 16, 24, 32], random=8, n_eta=19, evals=150,
                        dps=25),
 }
-
-
-def constrained_output_float(M: np.ndarray, m: np.ndarray, s: int, lower: float) -> tuple:
-    """min of L(beta) = 1 - 2 m.beta + beta.M beta/2 (L_s(alpha, .) with M = E[gamma gamma^T],
-    m = E[gamma 1{C_s >= 1}]) over beta_s >= lower: the unconstrained minimiser if it is feasible,
-    else the minimiser on the face beta_s = lower (one linear constraint on a convex quadratic).
-    Returns (value, beta)."""
-    beta = np.linalg.solve(M, 2.0 * m)
-    if beta[s] < lower:
-        rest = np.arange(len(m)) != s
-        beta = np.empty_like(m)
-        beta[rest] = np.linalg.solve(M[np.ix_(rest, rest)], 2.0 * m[rest] - lower * M[rest, s])
-        beta[s] = lower
-    return float(1.0 - 2.0 * m @ beta + 0.5 * beta @ M @ beta), beta
-
-
-def constrained_output_mp(d: int, s: int, alpha: list, lower, dps: int) -> tuple:
-    """:func:`constrained_output_float` on the mpmath path, as (value, error): the minimiser
-    from the engine's moments, the loss there from the engine, and the distance to the true
-    constrained minimum bounded by |g|^2/(2 lambda_min) with the feasible part g of the gradient
-    there and lambda_min(M) >= p/d = 1/(d(d-1)) (the engine's bound)."""
-    from ..engine import general
-
-    mom = general.moments(d, s, alpha, dps)
-    with working(dps):
-        M = mom.second
-        m = list(mom.mean_positive)
-        lower = mpmath.mpf(lower)
-        beta = mpmath.lu_solve(M, mpmath.matrix([2 * x for x in m]))
-        on_face = beta[s] < lower
-        if on_face:
-            rest = [i for i in range(d) if i != s]
-            MR = mpmath.matrix([[M[i, j] for j in rest] for i in rest])
-            rhs = mpmath.matrix([2 * m[i] - lower * M[i, s] for i in rest])
-            sol = mpmath.lu_solve(MR, rhs)
-            beta = mpmath.matrix(d, 1)
-            for k, i in enumerate(rest):
-                beta[i] = sol[k]
-            beta[s] = lower
-        point = [beta[i] for i in range(d)]
-    ev = general.evaluate(d, s, alpha, point, dps)
-    with working(dps):
-        g = [abs(x) + e for x, e in zip(ev.grad_beta, ev.grad_beta_error)]
-        if on_face and ev.grad_beta[s] > 0:  # the constraint is active: beta_s cannot decrease
-            g[s] = mpmath.mpf(0)
-        gap = mpmath.fsum(x**2 for x in g) * d * (d - 1) / 2
-        return ev.loss, ev.loss_error + gap
 
 
 def large_output_search(d: int, seed: int, random: int, n_eta: int, evals: int) -> SearchResult:
