@@ -207,7 +207,8 @@ def multistart(values: Callable[[np.ndarray], np.ndarray], candidates: Sequence[
                seed: int, budget: int, dim: int, n_random: int, n_descents: int) -> SearchResult:
     """min over x of max_k values(x)_k: the structured ``candidates``, ``n_random`` seeded random
     draws, then ``n_descents`` :func:`minimise_max` runs (from the best point so far, from a
-    small perturbation of 0, then from random points) sharing the remaining budget.
+    small perturbation of 0, then from random points) sharing the remaining budget, and up to
+    2 n_descents more from random points while the budget lasts.
     ``effort``: evaluations and starts."""
     rng = np.random.default_rng(seed)
     best = SearchResult.empty(dim)
@@ -221,8 +222,11 @@ def multistart(values: Callable[[np.ndarray], np.ndarray], candidates: Sequence[
     starts = len(candidates) + n_random
     remaining = max(budget - used, 0)
     n_descents = min(n_descents, remaining // (dim + 3))  # each needs a gradient and a step
-    for k in range(n_descents):
-        share = remaining // (n_descents - k)
+    k = 0
+    # the planned descents share the budget; what early stops leave over goes to as many more
+    # descents from random points (a descent stops when no step lowers the rounded objective)
+    while k < n_descents or (n_descents and k < 3 * n_descents and remaining >= 4 * (dim + 3)):
+        share = remaining // (n_descents - k) if k < n_descents else remaining
         if k == 0:
             x0 = best.x
         elif k == 1:
@@ -235,5 +239,6 @@ def multistart(values: Callable[[np.ndarray], np.ndarray], candidates: Sequence[
         starts += 1
         origin = "best" if k == 0 else "near 0" if k == 1 else "random"
         best.consider("adversarial", f"descent {k} from {origin}", x, value)
+        k += 1
     best.effort = dict(evaluations=used, starts=starts)
     return best
