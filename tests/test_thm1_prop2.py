@@ -63,7 +63,7 @@ def test_known_good_configuration_is_learnable_but_floor_stays():
     grads = fs.grads(beta0, list(range(d)))
     vals = fs.per_target(grads, eta)
     assert vals[k] < 1e-6
-    F, s_max, low, s_min = fs.floor(grads, eta)
+    F, s_max, low, s_min = thm1.floor_of(fs, grads, eta)
     assert s_min == k and s_max != k
     assert F >= float(constants()["thm1.c3"]) and F > 0.4
     # the structured search meets this configuration and still reports a floor above c3

@@ -26,6 +26,7 @@ import sympy as sp
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine.constrained import constrained_output_float, constrained_output_mp
 from ..engine.logits import GAP_CAP, compress, compress_mp  # effect of the cap: reevaluate
+from ..engine.one_step import FloorSearch, target_classes
 from ..engine.precision import working
 from ..search import SearchResult, decisive, nelder_mead
 from .common import constant, floor_outcome, fmt_vector, rational, single_case
@@ -37,18 +38,19 @@ SYMMETRIC_FROM = 20  # from this d, background-symmetric worst cases are re-eval
 # four-scalar engine (its one-off SymPy set-up, ~6 s, beats the general engine's O(d^2) nodes)
 
 # per profile: dimensions with the full search (every target), dimensions with the structured
-# search only (targets grouped by symmetry), and the effort of each case
-# (structured dimensions also get ``extra_random`` Gaussian beta0 up to d = ``extra_max_d``: each
-# brings d distinct targets, ~25 s at d = 50 and ~135 s at d = 100 with 12 etas; two at d = 128
-# with 19 etas ran for over 30 minutes, so the full profile stops at d = 64)
+# search (targets grouped by symmetry), and the effort of each case.  Up to d = extra_max_d the
+# structured dimensions also get ``extra_random`` Gaussian beta0 (each brings d distinct targets,
+# ~25 s at d = 50, ~135 s at d = 100 with 12 etas; two at d = 128 with 19 etas ran for over 30
+# minutes) and ``family_evals`` Nelder-Mead evaluations on output_family (<= 4 targets each)
 SEARCH = {
     Profile.QUICK: dict(full=[9], structured=[16], random=1, starts=1, evals=12, n_eta=8, dps=15,
-                        extra_random=0, extra_max_d=0),
+                        extra_random=0, extra_max_d=0, family_evals=0),
     Profile.DEFAULT: dict(full=[9, 12], structured=[16, 24, 32, 50, 100], random=3, starts=2,
-                          evals=30, n_eta=12, dps=20, extra_random=1, extra_max_d=50),
+                          evals=30, n_eta=12, dps=20, extra_random=1, extra_max_d=50,
+                          family_evals=30),
     Profile.FULL: dict(full=[*range(9, 17)], structured=[20, 24, 32, 40, 50, 64, 100, 128],
                        random=8, starts=3, evals=100, n_eta=19, dps=25, extra_random=2,
-                       extra_max_d=64),
+                       extra_max_d=64, family_evals=100),
 }
 
 
@@ -281,65 +283,38 @@ def _judge_chain(case: Case, constants: Constants) -> Outcome:
 # ===================================================================== the measured floor
 
 
-def target_classes(beta0: np.ndarray) -> list[int]:
-    """One representative target per value of beta0: a transposition of two symbols with equal
-    beta0 maps the problem for one to the other, so their min_beta L_s are equal."""
-    seen, reps = set(), []
-    for s, v in enumerate(beta0):
-        if float(v) not in seen:
-            seen.add(float(v))
-            reps.append(s)
-    return reps
+def floor_of(fs: FloorSearch, grads: dict, eta: float) -> tuple[float, int, float, int]:
+    """(F, s attaining the max, min over targets, s attaining the min) of the minima
+    ``fs.per_target`` gives, compared after :func:`verify.search.decisive` rounding."""
+    vals = {s: decisive(v) for s, v in fs.per_target(grads, eta).items()}
+    s_max = max(vals, key=lambda s: (vals[s], -s))  # ties: the lowest target
+    s_min = min(vals, key=lambda s: (vals[s], s))
+    return vals[s_max], s_max, vals[s_min], s_min
 
 
-class FloorSearch:
-    """F(beta0, eta) = max_s min_beta L_s(alpha'_s, beta) on the float64 path, with counters."""
+# the structured beta0 as points theta of the family output_family (searched beyond the full d)
+FAMILY = {"0": (0, 0, 0, 0), "1": (1, 0, 0, 0), "-1": (-1, 0, 0, 0), "2e_0": (0, 2, 0, 0),
+          "-2e_0": (0, -2, 0, 0), "10e_0": (0, 10, 0, 0), "2(e_0+e_1)": (0, 2, 2, 0),
+          "2*1_half": (0, 0, 0, 2), "1+e_0": (1, 1, 0, 0)}
 
-    def __init__(self, d: int):
-        self.d = d
-        self.solves = 0
-        self.gradients = 0
-        self.evaluations = 0  # F evaluations (one beta0, one eta)
 
-    def grads(self, beta0: np.ndarray, targets: list[int]) -> dict:
-        from ..engine import general
-
-        out = {}
-        for s in targets:
-            out[s] = general.evaluate_float(self.d, s, np.zeros(self.d), beta0, with_errors=False).grad_alpha
-            self.gradients += 1
-        return out
-
-    def per_target(self, grads: dict, eta: float) -> dict:
-        from ..engine import general
-
-        vals = {}
-        for s, g in grads.items():
-            vals[s] = general.best_output_float(self.d, s, compress(-eta * g))[1]
-            self.solves += 1
-        self.evaluations += 1
-        return vals
-
-    def floor(self, grads: dict, eta: float) -> tuple[float, int, float, int]:
-        """(F, s attaining the max, min over targets, s attaining the min)."""
-        vals = {s: decisive(v) for s, v in self.per_target(grads, eta).items()}
-        s_max = max(vals, key=lambda s: (vals[s], -s))  # ties: the lowest target
-        s_min = min(vals, key=lambda s: (vals[s], s))
-        return vals[s_max], s_max, vals[s_min], s_min
+def output_family(d: int, theta) -> np.ndarray:
+    """beta0 = theta_0 1 + theta_1 e_0 + theta_2 e_1 + theta_3 1{i < d/2}: four values at most,
+    so at most four target classes whatever d is (a cheap adversarial search at large d)."""
+    i = np.arange(d)
+    return theta[0] + theta[1] * (i == 0) + theta[2] * (i == 1) + theta[3] * (i < d // 2)
 
 
 def structured_outputs(d: int) -> list[tuple[str, np.ndarray]]:
-    e = np.eye(d)
-    return [("0", np.zeros(d)), ("1", np.ones(d)), ("-1", -np.ones(d)), ("2e_0", 2 * e[0]),
-            ("-2e_0", -2 * e[0]), ("10e_0", 10 * e[0]), ("2(e_0+e_1)", 2 * (e[0] + e[1])),
-            ("2*1_half", 2.0 * (np.arange(d) < d // 2)), ("1+e_0", np.ones(d) + e[0])]
+    return [(name, output_family(d, np.asarray(t, dtype=np.float64))) for name, t in FAMILY.items()]
 
 
 def search_floor(d: int, seed: int, random: int, starts: int, evals: int, n_eta: int,
-                 adversarial: bool = True) -> SearchResult:
+                 adversarial: bool = True, family_evals: int = 0) -> SearchResult:
     """The smallest F found (seeded, reproducible): every structured and random beta0 at
     ``n_eta`` log-spaced etas, then ``starts`` Nelder-Mead runs over (beta0, log10 eta) from the
-    best of those.  ``x`` is beta0; ``extra``: the maximising target s, eta, and ``learnable``
+    best of those; ``family_evals`` Nelder-Mead evaluations over (theta, log10 eta) of
+    :func:`output_family` from the best structured beta0.  ``x`` is beta0; ``extra``: the maximising target s, eta, and ``learnable``
     (the smallest single-target min_beta L seen: the targets that one step does learn)."""
     rng = np.random.default_rng([seed, d])
     etas = np.logspace(math.log10(ETA_RANGE[0]), math.log10(ETA_RANGE[1]), n_eta)
@@ -353,7 +328,7 @@ def search_floor(d: int, seed: int, random: int, starts: int, evals: int, n_eta:
         family = "random" if name.startswith("gauss") else "structured"
         grads = fs.grads(beta0, target_classes(beta0))
         for eta in etas:
-            F, s_max, low, s_min = fs.floor(grads, float(eta))
+            F, s_max, low, s_min = floor_of(fs, grads, float(eta))
             seen.append((F, name, beta0, float(eta)))
             best.consider(family, name, beta0, F, s=s_max, eta=float(eta))
             if low < learnable["value"]:
@@ -363,7 +338,7 @@ def search_floor(d: int, seed: int, random: int, starts: int, evals: int, n_eta:
 
         def objective(x):
             beta0, eta = x[:d], 10.0 ** float(np.clip(x[d], -3, 6))
-            F, s_max, _, _ = fs.floor(fs.grads(beta0, all_targets), eta)
+            F, s_max, _, _ = floor_of(fs, fs.grads(beta0, all_targets), eta)
             best.consider("adversarial", "adversarial", beta0, F, s=s_max, eta=eta)
             return F
 
@@ -372,7 +347,19 @@ def search_floor(d: int, seed: int, random: int, starts: int, evals: int, n_eta:
             _, _, b0, eta = seen[i % len(seen)]
             x0 = np.concatenate([b0 + 0.3 * rng.normal(size=d), [math.log10(eta)]])
             nelder_mead(objective, x0, np.concatenate([np.full(d, 0.5), [1.0]]), evals)
+    if family_evals:
+        def on_family(x):
+            beta0, eta = output_family(d, x[:4]), 10.0 ** float(np.clip(x[4], -3, 6))
+            F, s_max, _, _ = floor_of(fs, fs.grads(beta0, target_classes(beta0)), eta)
+            best.consider("family", "4-parameter Nelder-Mead", beta0, F, s=s_max, eta=eta)
+            return F
+
+        _, name, _, eta = min((t for t in seen if t[1] in FAMILY), key=lambda t: t[0])
+        x0 = np.concatenate([np.asarray(FAMILY[name], float) + 0.3 * rng.normal(size=4),
+                             [math.log10(eta)]])
+        nelder_mead(on_family, x0, np.array([0.5, 0.5, 0.5, 0.5, 1.0]), family_evals)
     best.effort = dict(configs=len(configs), starts=starts if adversarial else 0,
+                       family_evals=family_evals,
                        F_evaluations=fs.evaluations, solves=fs.solves, gradients=fs.gradients,
                        etas=len(etas))
     best.extra["learnable"] = learnable
@@ -517,18 +504,21 @@ def _floor_cases(profile: Profile, constants: Constants, options: Mapping) -> li
     rows = [(d, True) for d in cfg["full"]] + [(d, False) for d in cfg["structured"]]
     if chosen:
         rows = [(int(d), int(d) <= 16) for d in chosen if int(d) >= 9]
-    def extra(d: int) -> int:
-        return cfg["extra_random"] if d <= cfg["extra_max_d"] else 0
+    def extra(d: int, key: str) -> int:
+        return cfg[key] if d <= cfg["extra_max_d"] else 0
 
     def label(d: int, full: bool) -> str:
         if full:
             return f"d={d}"
-        return f"d={d} (structured" + (f" + {extra(d)} random" if extra(d) else "") + " beta0)"
+        more = [f"{extra(d, 'extra_random')} random"] if extra(d, "extra_random") else []
+        more += ["4-parameter Nelder-Mead"] if extra(d, "family_evals") else []
+        return f"d={d} (structured beta0" + "".join(f" + {m}" for m in more) + ")"
 
     return [Case(label(d, full),
-                 {"d": d, "seed": 0, "random": cfg["random"] if full else extra(d),
+                 {"d": d, "seed": 0, "random": cfg["random"] if full else extra(d, "extra_random"),
                   "starts": cfg["starts"] if full else 0, "evals": cfg["evals"],
-                  "n_eta": cfg["n_eta"], "dps": cfg["dps"], "adversarial": full})
+                  "n_eta": cfg["n_eta"], "dps": cfg["dps"], "adversarial": full,
+                  "family_evals": 0 if full else extra(d, "family_evals")})
             for d, full in rows]
 
 
@@ -537,7 +527,7 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
     d = prm["d"]
     c3 = constants["thm1.c3"]
     res = search_floor(d, prm["seed"], prm["random"], prm["starts"], prm["evals"], prm["n_eta"],
-                       prm["adversarial"])
+                       prm["adversarial"], prm.get("family_evals", 0))
     at = res.extra
     value, err = reevaluate(d, at["s"], res.x, at["eta"], prm["dps"])
     eff = res.effort
@@ -548,7 +538,8 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"vs 1/6912: x{float(value * 6912):.4g}, vs 1/2080: x{float(value * 2080):.4g}; "
               f"effort: {eff['configs']} seeded beta0 x {eff['etas']} etas in "
               f"[{ETA_RANGE[0]:g}, {ETA_RANGE[1]:g}] + {eff['starts']} Nelder-Mead runs of "
-              f"{prm['evals']} evals = {eff['F_evaluations']} F-evaluations, {eff['solves']} "
+              f"{prm['evals']} evals + {eff['family_evals']} on the 4-parameter family = "
+              f"{eff['F_evaluations']} F-evaluations, {eff['solves']} "
               f"output solves; smallest single-target min_beta L seen = {ln['value']:.3g} "
               f"(s = {ln['s']}, beta0 = {ln['name']}, eta = {ln['eta']:.3g})")
     return floor_outcome(case, res.value, value, err, c3, detail,
