@@ -194,3 +194,21 @@ def test_thm1_long_mass_is_symbolic_without_point_fallback(monkeypatch):
     monkeypatch.setattr(thm1, "series_ratio", lambda: (r, False))
     out = check.judge(case, constants())
     assert out.passed is None and "not proved" in out.detail
+
+
+def test_default_profile_searches_reach_d_50():
+    """Issue 12.6: Proposition 2 floors and Theorem 1's adversarial beta0 search up to d = 50."""
+    p2 = _check(prop2.RESULT, "prop2.floor").cases(Profile.DEFAULT, constants(), {})
+    assert max(c.params["d"] for c in p2) == 50
+    t1 = _check(thm1.RESULT, "thm1.floor").cases(Profile.DEFAULT, constants(), {})
+    searched = [c.params["d"] for c in t1 if c.params["adversarial"] or c.params["family_evals"]]
+    assert max(searched) == 50 and all(c.params["family_evals"] == 0 for c in t1 if c.params["d"] > 50)
+
+
+def test_output_family_holds_the_structured_outputs_and_its_search_never_raises_the_floor():
+    d = 9
+    for name, beta0 in thm1.structured_outputs(d):
+        assert np.array_equal(beta0, thm1.output_family(d, np.asarray(thm1.FAMILY[name], float)))
+    plain = thm1.search_floor(d, 0, 0, 0, 0, 4, adversarial=False)
+    fam = thm1.search_floor(d, 0, 0, 0, 0, 4, adversarial=False, family_evals=12)
+    assert fam.value <= plain.value and fam.effort["F_evaluations"] > plain.effort["F_evaluations"]
