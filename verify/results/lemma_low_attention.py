@@ -20,6 +20,7 @@ import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine import general
+from ..engine.precision import working
 from ..search import multistart
 from .common import constant, fmt_vector, single_case
 
@@ -43,7 +44,7 @@ def head_sums_float(d: int, H: int, x: np.ndarray, h: float = SEARCH_STEP) -> np
 def head_sums_mp(d: int, rows, dps: int = DPS) -> tuple:
     """(values, errors) of sum_h E[(gamma_s^(h))^2] from the mpmath engine (diagonal pass)."""
     vals, errs = [mpmath.mpf(0)] * d, [mpmath.mpf(0)] * d
-    with mpmath.workdps(dps + 10):
+    with working(dps):
         for r in rows:
             m = general.moments(d, 0, [repr(float(a)) for a in r], dps, second="diagonal")
             vals = [v + x for v, x in zip(vals, m.second_diagonal)]
@@ -102,7 +103,7 @@ def _judge_bound(case: Case, constants: Constants) -> Outcome:
     res = lemma_search(d, H, seed, budget)
     rows = res.x.reshape(H, d)
     vals, errs = head_sums_mp(d, rows)
-    with mpmath.workdps(DPS + 10):
+    with working(DPS):
         s = min(range(d), key=lambda i: vals[i])
         low = min(v - e for v, e in zip(vals, errs))  # the min over s lies in [low, high]
         high = vals[s] + errs[s]

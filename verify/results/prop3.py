@@ -211,7 +211,7 @@ def _judge_uniform(case: Case, constants: Constants) -> Outcome:
     if d <= GENERAL_MAX_D:
         fl = float(floors_float(d, np.zeros(d), general.FLOAT_STEP).max())
         extra = f"; float64 path {fl:.12f} (difference {abs(fl - float(value)):.1e})"
-    with mpmath.workdps(DPS + 10):
+    with working(DPS):
         closed = uniform_floor_exact(d)
         gap = abs(closed - value)
     detail = (f"inf_beta L_s(0, beta) = {mpmath.nstr(value, 12)} +- {mpmath.nstr(err, 2)} "

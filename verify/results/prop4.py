@@ -36,6 +36,7 @@ import numpy as np
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine import general
+from ..engine.precision import working
 from ..search import argmax, multistart
 from .common import constant, fmt_vector, lower_outcome
 
@@ -187,7 +188,7 @@ def confirm_mp(d: int, s: int, x, H: int, R: float, dps: int) -> tuple:
     engine (for H >= 2 the cross-head blocks come from the nested integral)."""
     heads = [[repr(float(a)) for a in row] for row in np.reshape(x, (H, d))]
     mom = general.head_moments(d, s, heads, dps)
-    with mpmath.workdps(dps + 10):
+    with working(dps):
         Rm = mpmath.mpf(repr(R))
         g = [2 * v for v in mom.mean_positive]
         value, _, _ = trust_region_mp(mom.second, g, Rm)

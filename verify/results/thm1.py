@@ -27,7 +27,7 @@ from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine.constrained import constrained_output_float, constrained_output_mp
 from ..engine.logits import GAP_CAP, compress, compress_mp  # effect of the cap: reevaluate
 from ..engine.one_step import FloorSearch, target_classes
-from ..engine.precision import working
+from ..engine.precision import to_mpf, working
 from ..search import SearchResult, decisive, nelder_mead
 from .common import constant, floor_outcome, fmt_vector, rational, single_case
 
@@ -266,7 +266,7 @@ def _judge_chain(case: Case, constants: Constants) -> Outcome:
     # e^(-2(d-1)/(d-2))/256 < c3 iff 2(d-1)/(d-2) > L := ln(1/(256 c3)); 2(d-1)/(d-2) decreases
     # to 2, so the failing d are all d >= 9 when L <= 2, else the d < (2L - 2)/(L - 2)
     with mpmath.workdps(40):
-        L = -mpmath.log(mpmath.mpf(256 * c3.numerator) / c3.denominator)
+        L = -mpmath.log(256 * to_mpf(constants["thm1.c3"]))
         if L <= 2:
             where, first = "every d >= 9", 9
         else:
