@@ -15,8 +15,10 @@ pick SIMD kernels per machine), so every decision of a search -- which point is 
 step is taken, which target attains a max -- sees objective values rounded to ``SIG_BITS`` = 34
 significant bits, about 10 decimal digits (:func:`decisive`), and ties go to the lowest index
 (the earlier candidate).  A perturbation of k ulps (2^-52 relative) then changes a decision only
-when a value lies within k ulps of a rounding boundary: about k values in 2^18 = 262144; tests/test_search.py perturbs the engine's outputs
-and checks that a report's bytes do not move.  SciPy's L-BFGS-B is not used for the same reason:
+when a value lies within k ulps of a rounding boundary: about k values in 2^19 (half a million);
+the descent takes a step only if it lowers the objective by a relative 2^-30 (``SUFFICIENT``),
+along a finite-difference gradient rounded to 10 bits (``GRAD_BITS``).
+tests/test_search.py perturbs the engine's outputs and checks that a report's bytes do not move.  SciPy's L-BFGS-B is not used for the same reason:
 it calls LAPACK (``dpotrf``) and BLAS inside its decision loop.
 
 >>> r = multistart(lambda x: np.array([(x[0] - 1) ** 2, (x[0] + 1) ** 2]), [("0", np.zeros(1))],
@@ -36,6 +38,10 @@ from scipy.optimize import minimize
 SIG_BITS = 34  # significant bits (about 10 decimal digits) every search decision sees
 TAU = 0.01  # temperature of the smoothed max (log-sum-exp) in minimise_max
 FD_STEP = 1e-5  # forward-difference step of minimise_max's gradient
+GRAD_BITS = 10  # the descent direction to 0.1%: a last-bit change of one value moves a
+# finite-difference gradient by ~2^-17 of itself, which this rounding absorbs (127 times in 128)
+SUFFICIENT = 2.0**-30  # a descent step is taken only if it lowers the objective by this much
+# (relative): improvements in the last bits are where CPUs disagree, so none is taken there
 RANDOM_SCALES = (0.1, 0.3, 1.0, 3.0, 10.0)
 
 Candidate = tuple[str, np.ndarray]
@@ -180,13 +186,14 @@ def minimise_max(values: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, bud
             e = x.copy()
             e[i] += fd
             grad[i] = (smoothed_max(f(e), tau) - f0) / fd
+        grad = decisive(grad, GRAD_BITS)
         used += n
         step, moved = lr, False
         while step > 1e-7 and used < budget:
             trial = x - step * grad
             vt = f(trial)
             used += 1
-            if decisive(smoothed_max(vt, tau)) < decisive(f0):
+            if decisive(smoothed_max(vt, tau)) < decisive(f0) - SUFFICIENT * abs(f0):
                 x, v, lr, moved = trial, vt, 2 * step, True
                 break
             step /= 2
