@@ -73,12 +73,12 @@ for d in D_LIST:
 floors = {"attention only (Prop 2)": {}, "output only (Prop 3)": {},
           "H <= sqrt(d) heads (Prop 4)": {}, "attention first (Thm 1)": {}}
 for d in D_LIST:
-    floors["attention only (Prop 2)"][d] = prop2.search_floor(d, 0, 1, 1, 40, 0, 8)["value"]
+    floors["attention only (Prop 2)"][d] = prop2.search_floor(d, 0, 1, 1, 40, 0, 8).value
     floors["output only (Prop 3)"][d] = float(prop3.uniform_floor_exact(d))
     H = math.isqrt(d)
     res = prop4.prop4_search(d, H, prop4.radius(d, CONSTANTS), 0, 12, (10.0,))
     floors["H <= sqrt(d) heads (Prop 4)"][d] = res.value
-    floors["attention first (Thm 1)"][d] = thm1.search_floor(d, 0, 0, 0, 12, 8, adversarial=False)["F"]
+    floors["attention first (Thm 1)"][d] = thm1.search_floor(d, 0, 0, 0, 12, 8, adversarial=False).value
 
 print(f"{'plan':>28} " + " ".join(f"{'d = ' + str(d):>10}" for d in D_LIST))
 print(f"{'three-phase (Thm 2)':>28} " + " ".join(f"{three_phase[d]:>10.3g}" for d in D_LIST))

@@ -206,10 +206,11 @@ for dd, name, s, val, bmin in rows:
 
 # %%
 adv = prop2.search_floor(9, seed=0, random=2, starts=2, steps=50, nm_starts=1, nm_evals=20)
-hp, err = prop2.reevaluate(9, adv["s"], adv["alpha"], adv["beta"], DPS)
-gap = adv["alpha"].max() - adv["alpha"][adv["s"]]
-print(f"d = 9: smallest floor found {adv['value']:.6f} at beta~ = {adv['name']} {np.round(adv['beta'], 3)}")
-print(f"  s = argmin = {adv['s']}, target logit {gap:.1f} below the top one; effort {adv['effort']}")
+s_adv, alpha_adv = adv.extra["s"], adv.extra["alpha"]
+hp, err = prop2.reevaluate(9, s_adv, alpha_adv, adv.x, DPS)
+gap = alpha_adv.max() - alpha_adv[s_adv]
+print(f"d = 9: smallest floor found {adv.value:.6f} at beta~ = {adv.family} {np.round(adv.x, 3)}")
+print(f"  s = argmin = {s_adv}, target logit {gap:.1f} below the top one; effort {adv.effort}")
 print(f"  mpmath, 50 digits, at that alpha: {mpmath.nstr(hp, DPS)} +- {mpmath.nstr(err, 2)}")
 print(f"  ratio to c1 = {C1}: {mpmath.nstr(hp / (mpmath.mpf(C1.numerator) / C1.denominator), 6)}")
 

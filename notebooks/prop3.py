@@ -39,13 +39,13 @@ from verify import notebook
 from verify.checks import Profile
 from verify.engine import general, symbolic
 from verify.results import prop3
-from verify.results.common import log_grid
+from verify.results.common import constant, fmt_vector, log_grid
 
 sp.init_printing()
 CONSTANTS = vconst.values(vconst.load())  # proofs/constants.toml, as exact fractions
 show = notebook.figure_saver("prop3")  # displays; saves a PNG when the tests ask
 
-C2 = prop3.constant(CONSTANTS, "prop3.c2")
+C2 = constant(CONSTANTS, "prop3.c2")
 CHECKS = {c.id: c for c in prop3.RESULT.checks}
 
 
@@ -84,7 +84,7 @@ D1 = 4
 alpha_rand = np.random.default_rng(0).normal(size=D1) * 2.0
 fl = prop3.floors_float(D1, alpha_rand)
 M, P = general.target_moments_float(D1, alpha_rand)
-print("alpha - max(alpha) =", prop3.fmt_vector(alpha_rand, 6))
+print("alpha - max(alpha) =", fmt_vector(alpha_rand, 6, limit=60, relative=True))
 print(f"lambda_min(M) = {np.linalg.eigvalsh(M).min():.6g} >= p/d = {1 / ((D1 - 1) * D1):.6g}")
 for s in range(D1):
     value, lower, upper = prop3.floor_at(D1, s, alpha_rand)

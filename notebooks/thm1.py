@@ -292,16 +292,16 @@ for dd in SEARCH_D:
     res = thm1.search_floor(dd, seed=0, random=1 if full else 0, starts=1 if full else 0,
                             evals=12, n_eta=8, adversarial=full)
     found[dd] = res
-    eff = res["effort"]
-    print(f"d = {dd:>2}: smallest F = {res['F']:.10g} (x{res['F'] / float(C3):.0f} c3) at beta0 = "
-          f"{res['name']}, eta = {res['eta']:.3g}, s = {res['s']}; {eff['configs']} beta0 x "
+    eff, at = res.effort, res.extra
+    print(f"d = {dd:>2}: smallest F = {res.value:.10g} (x{res.value / float(C3):.0f} c3) at beta0 = "
+          f"{res.family}, eta = {at['eta']:.3g}, s = {at['s']}; {eff['configs']} beta0 x "
           f"{eff['etas']} etas + {eff['starts']} Nelder-Mead runs: {eff['F_evaluations']} F-evaluations")
     print(f"        value at alpha' = 0: {at_zero_d[dd]:.10g}; "
-          f"smallest single-target value seen {res['learnable']['value']:.2e} "
-          f"(s = {res['learnable']['s']}, beta0 = {res['learnable']['name']})")
+          f"smallest single-target value seen {at['learnable']['value']:.2e} "
+          f"(s = {at['learnable']['s']}, beta0 = {at['learnable']['name']})")
 
 fig, ax = plt.subplots(figsize=(6.5, 4.2))
-ax.plot(SEARCH_D, [found[dd]["F"] for dd in SEARCH_D], "o-", label="smallest F found (seeded search)")
+ax.plot(SEARCH_D, [found[dd].value for dd in SEARCH_D], "o-", label="smallest F found (seeded search)")
 ax.plot(SEARCH_D, [at_zero_d[dd] for dd in SEARCH_D], "x", ms=10, color="gray",
         label=r"$\min_\beta L_s(0, \beta)$ (no attention step)")
 ax.axhline(float(C_LARGE), color="C1", ls="--", label="1/2080 (sub-case, text)")

@@ -71,15 +71,8 @@ def test_prop3_mutation_fails():
 def test_prop3_search_is_reproducible_and_finds_the_uniform_minimum():
     a = prop3.floor_search(4, 1, 80)
     b = prop3.floor_search(4, 1, 80)
-    assert a.value == b.value and np.array_equal(a.x, b.x) and a.evaluations == b.evaluations
-    assert a.value <= prop3.floors_float(4, np.zeros(4)).max() + 1e-12
-
-
-def test_descent_decreases_a_max():
-    # max of two shifted parabolas: minimum 1 at x = 0 (the descent must get close)
-    res = prop3.minimise_max(lambda x: np.array([1 + (x[0] - 1) ** 2, 1 + (x[0] + 1) ** 2]) - 1,
-                             np.array([2.0]), 200)
-    assert res.value < 1.05
+    assert a.value == b.value and np.array_equal(a.x, b.x) and a.effort == b.effort
+    assert a.value <= prop3.floors_float(4, np.zeros(4)).max() + 1e-10  # values rounded to 34 bits
 
 
 # ---------------------------------------------------------------------------------- the lemma
@@ -100,7 +93,7 @@ def test_lemma_mutation_fails_at_uniform_attention():
     case = Case("d=3, H=1", {"d": 3, "H": 1, "seed": 0, "budget": 30})
     assert lemma._judge_bound(case, constants()).passed is True
     assert lemma._judge_bound(case, constants(lemma__low_attention_factor="1/2")).passed is False
-    (sym,) = lemma._symbolic_cases(Profile.QUICK, constants(), {})
+    (sym,) = lemma.RESULT.checks[0].cases(Profile.QUICK, constants(), {})
     assert lemma._judge_per_word(sym, constants()).passed is True
     assert lemma._judge_per_word(sym, constants(lemma__low_attention_factor="1/2")).passed is False
 

@@ -7,7 +7,7 @@ import pytest
 
 from verify.checks import Case, Evidence, Profile
 from verify.constants import load, values
-from verify.engine import general
+from verify.engine import constrained, general
 from verify.results import prop2, thm1
 
 
@@ -63,21 +63,21 @@ def test_known_good_configuration_is_learnable_but_floor_stays():
     grads = fs.grads(beta0, list(range(d)))
     vals = fs.per_target(grads, eta)
     assert vals[k] < 1e-6
-    F, s_max, low, s_min = fs.floor(grads, eta)
+    F, s_max, low, s_min = thm1.floor_of(fs, grads, eta)
     assert s_min == k and s_max != k
     assert F >= float(constants()["thm1.c3"]) and F > 0.4
     # the structured search meets this configuration and still reports a floor above c3
     res = thm1.search_floor(d, 0, 0, 0, 0, 6, adversarial=False)
-    assert res["learnable"]["value"] < 1e-6 and res["F"] >= float(constants()["thm1.c3"])
+    assert res.extra["learnable"]["value"] < 1e-6 and res.value >= float(constants()["thm1.c3"])
 
 
 def test_floor_search_reproducible():
     a = thm1.search_floor(9, 3, 1, 1, 6, 3)
     b = thm1.search_floor(9, 3, 1, 1, 6, 3)
-    assert a["F"] == b["F"] and a["eta"] == b["eta"] and np.array_equal(a["beta0"], b["beta0"])
+    assert a.value == b.value and a.extra["eta"] == b.extra["eta"] and np.array_equal(a.x, b.x)
     p = prop2.search_floor(3, 5, 1, 1, 20, 1, 4)
     q = prop2.search_floor(3, 5, 1, 1, 20, 1, 4)
-    assert p["value"] == q["value"] and np.array_equal(p["beta"], q["beta"])
+    assert p.value == q.value and np.array_equal(p.x, q.x)
 
 
 def test_thm1_floor_passes_and_fails_when_c3_raised():
@@ -145,7 +145,7 @@ def test_constrained_output_matches_a_direct_solve_and_mpmath():
     d, s = 5, 1
     alpha = np.random.default_rng(3).normal(size=d)
     M, P = general.target_moments_float(d, alpha)
-    value, beta = thm1.constrained_output_float(M, P[:, s], s, 3.0)
+    value, beta = constrained.constrained_output_float(M, P[:, s], s, 3.0)
     assert beta[s] == 3.0  # the unconstrained minimiser has beta_s < 3 here: the face is active
     assert value > general.best_output_float(d, s, alpha)[1]
     assert value == pytest.approx(general.evaluate_float(d, s, alpha, beta).loss, abs=1e-12)
@@ -155,7 +155,7 @@ def test_constrained_output_matches_a_direct_solve_and_mpmath():
             moved[k] += step
             if moved[s] >= 3.0:
                 assert general.evaluate_float(d, s, alpha, moved).loss >= value - 1e-13
-    mp_value, mp_err = thm1.constrained_output_mp(d, s, list(alpha), 3, 20)
+    mp_value, mp_err = constrained.constrained_output_mp(d, s, list(alpha), 3, 20)
     assert abs(float(mp_value) - value) < 1e-10 and mp_err < 1e-15
 
 
@@ -165,3 +165,50 @@ def test_large_output_passes_and_fails_when_the_constant_is_raised():
     assert ok.passed is True and ok.values["floor"] > 1 / 2080
     bad = thm1._judge_large(case, constants(thm1__c_large_output="1/100"))
     assert bad.passed is False and "COUNTEREXAMPLE" in bad.detail
+
+
+def test_prop2_large_output_is_a_proof_for_every_d_and_a_weaker_hypothesis_fails(monkeypatch):
+    """The sign of f is decided for a symbolic d (not d = 2..8); with min beta~ >= 1/2 instead of
+    1 the same argument cannot conclude, and the check turns red."""
+    import sympy as sp
+
+    f, ok = prop2.prediction_nonnegative(1)
+    assert ok and any(isinstance(a, sp.Symbol) and a.name == "d" for a in f.free_symbols)
+    assert prop2.prediction_nonnegative(sp.Rational(1, 2))[1] is False
+    check = _check(prop2.RESULT, "prop2.large_output")
+    (case,) = check.cases(Profile.QUICK, constants(), {})
+    assert check.judge(case, constants()).passed is True
+    weak = prop2.prediction_nonnegative
+    monkeypatch.setattr(prop2, "prediction_nonnegative", lambda t=1: weak(sp.Rational(1, 2)))
+    assert check.judge(case, constants()).passed is False
+
+
+def test_thm1_long_mass_is_symbolic_without_point_fallback(monkeypatch):
+    """0 < q(d-1)/d < 1 is proved for every d >= 3; if the proof fails the check does not pass
+    (it used to fall back to d in {3, 9, 100, 10^6})."""
+    r, proved = thm1.series_ratio()
+    assert proved and str(r) == "(d - 2)/d"
+    check = _check(thm1.RESULT, "thm1.long_negative_mass")
+    (case,) = check.cases(Profile.QUICK, constants(), {})
+    assert check.judge(case, constants()).passed is True
+    monkeypatch.setattr(thm1, "series_ratio", lambda: (r, False))
+    out = check.judge(case, constants())
+    assert out.passed is None and "not proved" in out.detail
+
+
+def test_default_profile_searches_reach_d_50():
+    """Issue 12.6: Proposition 2 floors and Theorem 1's adversarial beta0 search up to d = 50."""
+    p2 = _check(prop2.RESULT, "prop2.floor").cases(Profile.DEFAULT, constants(), {})
+    assert max(c.params["d"] for c in p2) == 50
+    t1 = _check(thm1.RESULT, "thm1.floor").cases(Profile.DEFAULT, constants(), {})
+    searched = [c.params["d"] for c in t1 if c.params["adversarial"] or c.params["family_evals"]]
+    assert max(searched) == 50 and all(c.params["family_evals"] == 0 for c in t1 if c.params["d"] > 50)
+
+
+def test_output_family_holds_the_structured_outputs_and_its_search_never_raises_the_floor():
+    d = 9
+    for name, beta0 in thm1.structured_outputs(d):
+        assert np.array_equal(beta0, thm1.output_family(d, np.asarray(thm1.FAMILY[name], float)))
+    plain = thm1.search_floor(d, 0, 0, 0, 0, 4, adversarial=False)
+    fam = thm1.search_floor(d, 0, 0, 0, 0, 4, adversarial=False, family_evals=12)
+    assert fam.value <= plain.value and fam.effort["F_evaluations"] > plain.effort["F_evaluations"]

@@ -137,3 +137,12 @@ def output_gradient_system(state: AttentionState) -> tuple[mpmath.matrix, mpmath
         c = mpmath.matrix([-g[0][0], -g[0][1]])
         A = mpmath.matrix([[g[1][i] + c[i], g[2][i] + c[i]] for i in range(2)])
     return A, c
+
+
+def best_output(state: AttentionState) -> Evaluation:
+    """L_s and its gradient at the minimiser of the convex quadratic beta -> L_s(alpha, beta) on
+    the background-symmetric subspace: b* = A^-1 c (:func:`output_gradient_system`)."""
+    A, c = output_gradient_system(state)
+    with mpmath.workdps(state.dps + GUARD_DIGITS):
+        b = mpmath.lu_solve(A, c)
+    return evaluate_at(state, b[0], b[1])

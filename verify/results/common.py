@@ -5,9 +5,12 @@ from fractions import Fraction
 from typing import Callable, Mapping, Sequence
 
 import mpmath
+import numpy as np
+import sympy as sp
 
 from ..checks import Case, Evidence, Outcome, Profile
 from ..engine.estimate import ErrorKind, Estimate
+from ..engine.precision import to_mpf
 
 
 def log_grid(lo: float, hi: float, n: int, integer: bool = False) -> list:
@@ -113,3 +116,54 @@ def difference_outcome(case: Case, slack, evidence: Evidence, detail: str,
     if err:
         detail = f"{detail} ({error_text(est)})"
     return Outcome(case.label, passed, s, evidence, detail, margin_kind="difference")
+
+
+# ------------------------------------------------ shared by the search-based result modules
+
+
+def constant(constants: Mapping, key: str) -> mpmath.mpf:
+    """The constant ``key`` (an exact Fraction in the constants file) as an mpf at the current
+    precision (:func:`verify.engine.precision.to_mpf`: never through a float)."""
+    return to_mpf(constants[key])
+
+
+def rational(x: Fraction | int) -> sp.Rational:
+    """An exact constant as a SymPy Rational."""
+    x = Fraction(x)
+    return sp.Rational(x.numerator, x.denominator)
+
+
+def single_case(label: str) -> Callable[..., list[Case]]:
+    """The case function of a check with one case (a statement for a whole range, e.g. a proof
+    "all d >= 3"): ``Check(..., single_case("all d >= 3"), judge)``."""
+    def cases(profile, constants, options) -> list[Case]:
+        return [Case(label, {})]
+
+    return cases
+
+
+def fmt_vector(x, digits: int = 4, limit: int | None = None, relative: bool = False) -> str:
+    """``[v0, v1, ...]`` with ``digits`` significant digits, at most ``limit`` entries;
+    ``relative`` shifts the entries by their max first (logits are defined up to a shift).
+
+    >>> fmt_vector([3.0, 1.0, 2.5], relative=True)
+    '[0, -2, -0.5]'
+    """
+    vals = np.asarray(x, dtype=np.float64)
+    if relative:
+        vals = vals - vals.max()
+    shown = vals if limit is None else vals[:limit]
+    text = ", ".join(f"{v:.{digits}g}" for v in shown)
+    return "[" + text + (", ..." if limit is not None and vals.size > limit else "") + "]"
+
+
+def lower_outcome(case: Case, value, lower, upper, bound, evidence: Evidence, detail: str,
+                  values: Mapping[str, float | str] | None = None) -> Outcome:
+    """Judge ``value >= bound`` given ``[lower, upper]`` around value: pass if lower >= bound,
+    fail if upper < bound, undecided otherwise.  Margin = value / bound (> 1 holds)."""
+    with mpmath.workdps(30):
+        value, lower, upper, bound = (to_mpf(x) if isinstance(x, Fraction) else mpmath.mpf(x)
+                                      for x in (value, lower, upper, bound))
+        passed = True if lower >= bound else False if upper < bound else None
+        margin = float(value / bound) if bound > 0 else float("inf")
+    return Outcome(case.label, passed, margin, evidence, detail, values=dict(values or {}))

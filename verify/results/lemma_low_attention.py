@@ -20,9 +20,12 @@ import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine import general
-from .prop3 import SEARCH_STEP, constant, fmt_vector, search
+from ..engine.precision import working
+from ..search import multistart
+from .common import constant, fmt_vector, single_case
 
 DPS = 20
+SEARCH_STEP = 0.25  # float64 trapezoid step in ln t during searches (as prop3's)
 GRID = {
     Profile.QUICK: [(3, 1), (3, 2), (10, 1), (10, 2)],
     Profile.DEFAULT: [(d, H) for d in (3, 5, 10, 20) for H in (1, 2, 3, 4)],
@@ -41,7 +44,7 @@ def head_sums_float(d: int, H: int, x: np.ndarray, h: float = SEARCH_STEP) -> np
 def head_sums_mp(d: int, rows, dps: int = DPS) -> tuple:
     """(values, errors) of sum_h E[(gamma_s^(h))^2] from the mpmath engine (diagonal pass)."""
     vals, errs = [mpmath.mpf(0)] * d, [mpmath.mpf(0)] * d
-    with mpmath.workdps(dps + 10):
+    with working(dps):
         for r in rows:
             m = general.moments(d, 0, [repr(float(a)) for a in r], dps, second="diagonal")
             vals = [v + x for v, x in zip(vals, m.second_diagonal)]
@@ -87,8 +90,9 @@ def lemma_search(d: int, H: int, seed: int, budget: int):
     supremum H/d is approached as the logit spread grows (the gap falls like e^(-spread)), and
     beyond a spread of ~50 the 20-digit enclosure could no longer separate the value from H/d.
     """
-    res = search(lambda x: -head_sums_float(d, H, np.clip(x, -LOGIT_BOX, LOGIT_BOX)),
-                 structured(d, H), seed, budget, H * d, n_random=max(4, budget // 20), n_descents=3)
+    res = multistart(lambda x: -head_sums_float(d, H, np.clip(x, -LOGIT_BOX, LOGIT_BOX)),
+                     structured(d, H), seed, budget, H * d, n_random=max(4, budget // 20),
+                     n_descents=3)
     res.x = np.clip(res.x, -LOGIT_BOX, LOGIT_BOX)
     return res
 
@@ -99,7 +103,7 @@ def _judge_bound(case: Case, constants: Constants) -> Outcome:
     res = lemma_search(d, H, seed, budget)
     rows = res.x.reshape(H, d)
     vals, errs = head_sums_mp(d, rows)
-    with mpmath.workdps(DPS + 10):
+    with working(DPS):
         s = min(range(d), key=lambda i: vals[i])
         low = min(v - e for v, e in zip(vals, errs))  # the min over s lies in [low, high]
         high = vals[s] + errs[s]
@@ -108,12 +112,12 @@ def _judge_bound(case: Case, constants: Constants) -> Outcome:
         margin = float(bound / vals[s])
         ratio = float(vals[s] / (mpmath.mpf(H) / d))
     fams = "; ".join(f"{k} {-v[0]:.5f} ({v[1]})" for k, v in res.by_family.items())
-    heads = " | ".join(fmt_vector(r, 3, 12) for r in rows)
+    heads = " | ".join(fmt_vector(r, 3, 12, relative=True) for r in rows)
     detail = (f"largest min_s sum_h E[gamma_s^2] = {mpmath.nstr(vals[s], 8)} +- "
               f"{mpmath.nstr(errs[s], 2)} ({DPS} digits; s={s}) = {ratio:.4f} H/d, vs "
               f"{mpmath.nstr(factor, 4)} H/d = {mpmath.nstr(bound, 6)}; attention ({res.family}): "
-              f"{heads}; search: {res.evaluations} float evaluations, {res.starts} starts, seed "
-              f"{seed}; best per family: {fams}")
+              f"{heads}; search: {res.effort['evaluations']} float evaluations, "
+              f"{res.effort['starts']} starts, seed {seed}; best per family: {fams}")
     return Outcome(case.label, passed, margin, Evidence.SEARCH, detail)
 
 
@@ -137,10 +141,6 @@ def _judge_per_word(case: Case, constants: Constants) -> Outcome:
                    f"configured factor {mpmath.nstr(factor, 4)} (the proof gives 1)")
 
 
-def _symbolic_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
-    return [Case("all d >= 2, H >= 1, any attention", {})]
-
-
 RESULT = Result(
     id="lemma-low-attention",
     name="Lemma (A.5)",
@@ -151,7 +151,7 @@ RESULT = Result(
     checks=(
         Check("lemma-low-attention.per_word", "A.5 lemma (proof)",
               "sum_s gamma_s^2 <= sum_s gamma_s = 1 on every word; min over s <= mean H/d",
-              Evidence.SYMBOLIC, _symbolic_cases, _judge_per_word),
+              Evidence.SYMBOLIC, single_case("all d >= 2, H >= 1, any attention"), _judge_per_word),
         Check("lemma-low-attention.bound", "A.5 lemma",
               "max over searched attention of min_s sum_h E[(gamma_s^(h))^2] <= H/d",
               Evidence.SEARCH, _cases, _judge_bound),

@@ -21,10 +21,8 @@ at one target is a lower bound on the max over targets).
 """
 from __future__ import annotations
 
-import math
 from functools import lru_cache
-from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Mapping
 
 import mpmath
 import numpy as np
@@ -32,11 +30,12 @@ import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine import general
+from ..engine.precision import working
+from ..search import SearchResult, argmax, multistart
+from .common import constant, fmt_vector, lower_outcome, single_case
 
 DPS = 20
 SEARCH_STEP = 0.25  # float64 trapezoid step in ln t during searches (FLOAT_STEP = 0.125 to confirm)
-FD_STEP = 1e-5
-TAU = 0.01  # temperature of the smoothed max (log-sum-exp) in the adversarial descent
 
 D_GRID = {
     Profile.QUICK: [3, 10],
@@ -52,11 +51,6 @@ UNIFORM_D = {
 GENERAL_MAX_D = 20  # the general (d x d) engine up to here, the four-scalar engine beyond
 
 
-def constant(constants: Constants, key: str) -> mpmath.mpf:
-    c = constants[key]
-    return mpmath.mpf(c.numerator) / c.denominator
-
-
 # ----------------------------------------------------------------- float64, all targets at once
 
 
@@ -67,56 +61,7 @@ def floors_float(d: int, alpha, h: float = SEARCH_STEP) -> np.ndarray:
     return 1.0 - 2.0 * (P * X).sum(axis=0)
 
 
-# ------------------------------------------------------------------------- generic search
-
-
-def smoothed_max(v: np.ndarray, tau: float) -> float:
-    top = float(v.max())
-    return top + tau * math.log(float(np.exp((v - top) / tau).sum()))
-
-
-@dataclass
-class Descent:
-    x: np.ndarray
-    value: float
-    evaluations: int
-
-
-def minimise_max(values: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, budget: int,
-                 tau: float = TAU, fd: float = FD_STEP) -> Descent:
-    """Minimise max_k values(x)_k: gradient descent on the log-sum-exp smoothing (temperature
-    tau) with forward-difference gradients and a backtracking step (doubling after success);
-    stops when the budget of ``values`` calls is spent or no step decreases the objective.
-    Returns the point with the smallest true max seen."""
-    x = np.array(x0, dtype=np.float64)
-    v = values(x)
-    used = 1
-    best = Descent(x.copy(), float(v.max()), 0)
-    lr = 1.0
-    n = x.size
-    while used + n + 1 <= budget:
-        f0 = smoothed_max(v, tau)
-        grad = np.empty(n)
-        for i in range(n):
-            e = x.copy()
-            e[i] += fd
-            grad[i] = (smoothed_max(values(e), tau) - f0) / fd
-        used += n
-        step, moved = lr, False
-        while step > 1e-7 and used < budget:
-            trial = x - step * grad
-            vt = values(trial)
-            used += 1
-            if smoothed_max(vt, tau) < f0:
-                x, v, lr, moved = trial, vt, 2 * step, True
-                break
-            step /= 2
-        if float(v.max()) < best.value:
-            best = Descent(x.copy(), float(v.max()), 0)
-        if not moved:
-            break
-    best.evaluations = used
-    return best
+# ------------------------------------------------------------------------- the search
 
 
 def structured_attentions(d: int) -> list[tuple[str, np.ndarray]]:
@@ -139,71 +84,11 @@ def structured_attentions(d: int) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def random_attentions(d: int, rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray]]:
-    scales = (0.1, 0.3, 1.0, 3.0, 10.0)
-    return [(f"random N(0,{scales[k % len(scales)]:g}^2)", rng.normal(size=d) * scales[k % len(scales)])
-            for k in range(n)]
-
-
-@dataclass
-class SearchResult:
-    value: float  # the smallest floor found (float64)
-    x: np.ndarray  # where
-    family: str
-    evaluations: int
-    starts: int
-    by_family: dict = field(default_factory=dict)
-
-
-def search(values: Callable[[np.ndarray], np.ndarray], candidates: list, seed: int, budget: int,
-           dim: int, n_random: int, n_descents: int) -> SearchResult:
-    """min over x of max_k values(x)_k: the candidates (structured), ``n_random`` random draws,
-    then ``n_descents`` smoothed descents (from the best point so far, a small random
-    perturbation of 0 and random points) sharing the remaining budget."""
-    rng = np.random.default_rng(seed)
-    best = None
-    by_family: dict = {}
-    used = 0
-
-    def consider(name: str, family: str, x: np.ndarray, value: float):
-        nonlocal best
-        if family not in by_family or value < by_family[family][0]:
-            by_family[family] = (value, name)
-        if best is None or value < best.value:
-            best = SearchResult(value, x.copy(), name, 0, 0)
-
-    for name, x in candidates:
-        consider(name, "structured", x, float(values(x).max()))
-        used += 1
-    for name, x in random_attentions(dim, rng, n_random):
-        consider(name, "random", x, float(values(x).max()))
-        used += 1
-    starts = len(candidates) + n_random
-    remaining = max(budget - used, 0)
-    n_descents = min(n_descents, remaining // (dim + 3))  # each needs a gradient and a step
-    for k in range(n_descents):
-        share = remaining // (n_descents - k)
-        if k == 0:
-            x0 = best.x
-        elif k == 1:
-            x0 = 0.05 * rng.normal(size=dim)
-        else:
-            x0 = rng.normal(size=dim) * rng.choice([0.3, 1.0, 3.0])
-        res = minimise_max(values, x0, share)
-        remaining -= res.evaluations
-        used += res.evaluations
-        starts += 1
-        consider(f"descent {k} from {'best' if k == 0 else 'near 0' if k == 1 else 'random'}",
-                 "adversarial", res.x, res.value)
-    best.evaluations, best.starts, best.by_family = used, starts, by_family
-    return best
-
-
 def floor_search(d: int, seed: int, budget: int) -> SearchResult:
     """The smallest floor max_s inf_beta L_s(alpha, .) found over alpha in R^d (float64)."""
     n_random = max(4, budget // 20)
-    return search(lambda a: floors_float(d, a), structured_attentions(d), seed, budget, d,
-                  n_random, n_descents=3)
+    return multistart(lambda a: floors_float(d, a), structured_attentions(d), seed, budget, d,
+                      n_random, n_descents=3)
 
 
 # -------------------------------------------------------------------- high-precision values
@@ -218,7 +103,7 @@ def floor_at(d: int, s: int, alpha, dps: int = DPS) -> tuple:
 @lru_cache(maxsize=64)
 def _floor_at(d: int, s: int, alpha: tuple, dps: int) -> tuple:
     opt = general.solve_output(d, s, list(alpha), dps)
-    with mpmath.workdps(dps + 10):
+    with working(dps):
         lower = opt.loss - opt.loss_error - opt.beta_error**2 / 2
         upper = opt.loss + opt.loss_error
     return opt.loss, lower, upper
@@ -233,13 +118,9 @@ def uniform_floor(d: int, dps: int = DPS) -> tuple:
     if d <= GENERAL_MAX_D:
         value, lower, upper = floor_at(d, 0, [0.0] * d, dps)
         return value, max(value - lower, upper - value), "general engine"
-    from ..engine.symmetric import attention_state, evaluate_at, output_gradient_system
+    from ..engine.symmetric import attention_state, best_output
 
-    state = attention_state(d, mpmath.mpf(0), dps)
-    A, c = output_gradient_system(state)
-    with mpmath.workdps(dps + 10):
-        b = mpmath.lu_solve(A, c)
-    ev = evaluate_at(state, b[0], b[1])
+    ev = best_output(attention_state(d, mpmath.mpf(0), dps))
     return ev.loss, ev.error["loss"], "four-scalar engine"
 
 
@@ -276,7 +157,7 @@ def _judge_uniform_symbolic(case: Case, constants: Constants) -> Outcome:
     log_ok = k.subs(x, 1) == 0 and sp.simplify(sp.diff(k, x) - (1 - 1 / x)) == 0
     c2 = constants["prop3.c2"]
     at3 = mpmath.iv.mpf(1) / 2 - 1 / (4 * mpmath.iv.log(2))
-    c2iv = mpmath.iv.mpf(c2.numerator) / c2.denominator
+    c2iv = mpmath.iv.mpf(c2.numerator) / c2.denominator  # an exact interval, not via to_mpf
     proved = same and sign_ok and log_ok
     holds = bool(at3.a >= c2iv.b)
     fails = bool(at3.b < c2iv.a)
@@ -288,24 +169,6 @@ def _judge_uniform_symbolic(case: Case, constants: Constants) -> Outcome:
     mid = float(at3.mid.a)
     return Outcome(case.label, passed, mid / float(c2), Evidence.SYMBOLIC, detail,
                    values={"floor_d3": mid})
-
-
-def lower_outcome(case: Case, value, lower, upper, bound, evidence: Evidence, detail: str,
-                  values: Mapping[str, float | str] | None = None) -> Outcome:
-    """Judge ``value >= bound`` given an enclosure [lower, upper]: pass if lower >= bound, fail if
-    upper < bound, undecided otherwise.  Margin = value / bound (> 1 holds)."""
-    with mpmath.workdps(30):
-        value, lower, upper, bound = (mpmath.mpf(x) for x in (value, lower, upper, bound))
-        passed = True if lower >= bound else False if upper < bound else None
-        margin = float(value / bound) if bound > 0 else float("inf")
-    return Outcome(case.label, passed, margin, evidence, detail, values=dict(values or {}))
-
-
-def fmt_vector(x, digits: int = 4, limit: int = 60) -> str:
-    vals = np.asarray(x, dtype=np.float64)
-    vals = vals - vals.max()
-    text = ", ".join(f"{v:.{digits}g}" for v in vals[:limit])
-    return "[" + text + (", ..." if vals.size > limit else "") + "]"
 
 
 # ----------------------------------------------------------------------------------- checks
@@ -322,16 +185,17 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
     c2 = constant(constants, "prop3.c2")
     res = floor_search(d, seed, budget)
     v = floors_float(d, res.x, general.FLOAT_STEP)
-    s = int(np.argmax(v))
+    s = argmax(v)
     value, lower, upper = floor_at(d, s, res.x)
-    fams = "; ".join(f"{k} {v[0]:.5f} ({v[1]})" for k, v in res.by_family.items())
+    fams = "; ".join(f"{k} {b[0]:.5f} ({b[1]})" for k, b in res.by_family.items())
     detail = (f"smallest floor {mpmath.nstr(value, 8)} (enclosure [{mpmath.nstr(lower, 8)}, "
               f"{mpmath.nstr(upper, 8)}], {DPS} digits; float {float(v[s]):.8f}) at s={s}, "
-              f"alpha-max(alpha)={fmt_vector(res.x)} ({res.family}); vs c2 = {mpmath.nstr(c2, 6)}; "
-              f"search: {res.evaluations} float floor evaluations (all d targets each), "
-              f"{res.starts} starts, seed {seed}; best per family: {fams}")
+              f"alpha-max(alpha)={fmt_vector(res.x, limit=60, relative=True)} ({res.family}); vs c2 = "
+              f"{mpmath.nstr(c2, 6)}; search: {res.effort['evaluations']} float floor evaluations "
+              f"(all d targets each), {res.effort['starts']} starts, seed {seed}; best per "
+              f"family: {fams}")
     return lower_outcome(case, value, lower, upper, c2, Evidence.SEARCH, detail,
-                         values={"floor": float(value), "evaluations": res.evaluations})
+                         values={"floor": float(value), "evaluations": res.effort["evaluations"]})
 
 
 def _uniform_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
@@ -347,7 +211,7 @@ def _judge_uniform(case: Case, constants: Constants) -> Outcome:
     if d <= GENERAL_MAX_D:
         fl = float(floors_float(d, np.zeros(d), general.FLOAT_STEP).max())
         extra = f"; float64 path {fl:.12f} (difference {abs(fl - float(value)):.1e})"
-    with mpmath.workdps(DPS + 10):
+    with working(DPS):
         closed = uniform_floor_exact(d)
         gap = abs(closed - value)
     detail = (f"inf_beta L_s(0, beta) = {mpmath.nstr(value, 12)} +- {mpmath.nstr(err, 2)} "
@@ -385,7 +249,7 @@ RESULT = Result(
         Check("prop3.uniform_symbolic", "Proposition 3 (alpha = 0, all d)",
               "max_s inf_beta L_s(0, beta) = 1/2 - (d-2)/(2(d-1) ln(d-1)) >= 1/2 - 1/(4 ln 2) >= c2 "
               "for every d >= 3", Evidence.SYMBOLIC,
-              lambda p, c, o: [Case("all d >= 3", {})], _judge_uniform_symbolic, reconstructed=True),
+              single_case("all d >= 3"), _judge_uniform_symbolic, reconstructed=True),
         Check("prop3.floor", "Proposition 3",
               "min over searched alpha of max_s inf_beta L_s(alpha, beta) >= c2",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),

@@ -24,37 +24,34 @@ import numpy as np
 import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
-from .common import floor_outcome
+from ..engine.constrained import constrained_output_float, constrained_output_mp
+from ..engine.logits import GAP_CAP, compress, compress_mp  # effect of the cap: reevaluate
+from ..engine.one_step import FloorSearch, target_classes
+from ..engine.precision import to_mpf, working
+from ..search import SearchResult, decisive, nelder_mead
+from .common import constant, floor_outcome, fmt_vector, rational, single_case
 
 # --------------------------------------------------------------------------- search settings
 
-GAP_CAP = 25.0  # logit gaps above this are capped at it (see compress; effect bounded in reevaluate)
 ETA_RANGE = (1e-3, 1e6)
 SYMMETRIC_FROM = 20  # from this d, background-symmetric worst cases are re-evaluated by the
 # four-scalar engine (its one-off SymPy set-up, ~6 s, beats the general engine's O(d^2) nodes)
 
 # per profile: dimensions with the full search (every target), dimensions with the structured
-# search only (targets grouped by symmetry), and the effort of each case
-# (structured dimensions also get ``extra_random`` Gaussian beta0 up to d = ``extra_max_d``: each
-# brings d distinct targets, ~25 s at d = 50 and ~135 s at d = 100 with 12 etas; two at d = 128
-# with 19 etas ran for over 30 minutes, so the full profile stops at d = 64)
+# search (targets grouped by symmetry), and the effort of each case.  Up to d = extra_max_d the
+# structured dimensions also get ``extra_random`` Gaussian beta0 (each brings d distinct targets,
+# ~25 s at d = 50, ~135 s at d = 100 with 12 etas; two at d = 128 with 19 etas ran for over 30
+# minutes) and ``family_evals`` Nelder-Mead evaluations on output_family (<= 4 targets each)
 SEARCH = {
     Profile.QUICK: dict(full=[9], structured=[16], random=1, starts=1, evals=12, n_eta=8, dps=15,
-                        extra_random=0, extra_max_d=0),
+                        extra_random=0, extra_max_d=0, family_evals=0),
     Profile.DEFAULT: dict(full=[9, 12], structured=[16, 24, 32, 50, 100], random=3, starts=2,
-                          evals=30, n_eta=12, dps=20, extra_random=1, extra_max_d=50),
+                          evals=30, n_eta=12, dps=20, extra_random=1, extra_max_d=50,
+                          family_evals=30),
     Profile.FULL: dict(full=[*range(9, 17)], structured=[20, 24, 32, 40, 50, 64, 100, 128],
                        random=8, starts=3, evals=100, n_eta=19, dps=25, extra_random=2,
-                       extra_max_d=64),
+                       extra_max_d=64, family_evals=100),
 }
-
-
-def _frac(x) -> sp.Rational:
-    return sp.Rational(x.numerator, x.denominator)
-
-
-def _single(label: str) -> list[Case]:
-    return [Case(label, {})]
 
 
 # ===================================================================== symbolic proof steps
@@ -140,41 +137,64 @@ def _judge_appearance(case: Case, constants: Constants) -> Outcome:
                    f"quantity {mpmath.nstr(worst, 6)}", margin_kind="difference")
 
 
+def series_ratio() -> tuple[sp.Expr, bool]:
+    """(r, proved): the ratio r = q (d-1)/d of the geometric series in the word length, and
+    whether 0 < r < 1 is proved for every d >= 3: SymPy simplifies r to (d-2)/d; with d = 3 + k,
+    r = (k+1)/(k+3) and 1 - r = 2/(k+3) are quotients of polynomials in k >= 0 with non-negative
+    coefficients and a positive constant term, hence positive for every k >= 0."""
+    r = (1 - 1 / (_d - 1)) * (_d - 1) / _d
+    same = sp.simplify(r - (_d - 2) / _d) == 0
+    proved = same
+    for expr in (r, 1 - r):
+        num, den = sp.fraction(sp.factor(sp.together(expr.subs(_d, 3 + _k))))
+        for part in (num, den):
+            poly = sp.Poly(sp.expand(part), _k)
+            proved &= _nonneg_poly(part, _k) and poly.eval(0) > 0
+    return sp.simplify(r), bool(proved)
+
+
 def long_negative_mass() -> sp.Expr:
-    """P(y = -1, |w| >= d) by SymPy summation of the geometric series in the length."""
+    """P(y = -1, |w| >= d) by SymPy summation of the geometric series in the length.
+
+    SymPy returns the closed form under the condition r < 1; :func:`series_ratio` proves
+    0 < r < 1 for every d >= 3, so the closed form holds on the whole range (no point checks).
+    Raises ArithmeticError if SymPy's condition is anything else or the proof fails."""
     d, m = _d, sp.Symbol("m", integer=True, positive=True)
     r = sp.Symbol("r", positive=True)
     p = 1 / (d - 1)
     q = 1 - p
     # sum_{m >= d} p q^(m-1) ((d-1)/d)^m = p (d-1)/d sum_{m >= d} r^(m-1), r = q (d-1)/d
     series = sp.piecewise_fold(sp.summation(r ** (m - 1), (m, d, sp.oo)))
-    if isinstance(series, sp.Piecewise):  # (closed form, |r| < 1), (unevaluated sum, True)
+    closed = series
+    if isinstance(series, sp.Piecewise):  # (closed form, condition), (unevaluated sum, True)
         closed, condition = series.args[0]
-        value = q * (d - 1) / d
-        if condition.subs(r, value).subs(d, 3 + _k) not in (sp.true, True):
-            ok = all(bool(condition.subs(r, value).subs(d, v)) for v in (3, 9, 100, 10**6))
-            if not ok:
-                raise ArithmeticError(f"convergence condition {condition} not met")
-    else:
-        closed = series
+        value, proved = series_ratio()
+        if condition not in (r < 1, sp.Abs(r) < 1) or not proved:
+            raise ArithmeticError(f"convergence condition {condition} not proved for all d >= 3")
     return sp.simplify(p * (d - 1) / d * closed.subs(r, q * (d - 1) / d))
 
 
 def _judge_long_mass(case: Case, constants: Constants) -> Outcome:
-    mass = long_negative_mass()
+    """The closed form (proved for every d >= 3, :func:`long_negative_mass`) equals
+    1/2 (1 - 2/d)^(d-1) (SymPy, no point checks); an independent route at d = 9: the exact
+    partial sum of the series with a bound on its tail."""
+    try:
+        mass = long_negative_mass()
+    except ArithmeticError as exc:
+        return Outcome(case.label, None, None, Evidence.SYMBOLIC, f"not proved: {exc}")
     target = sp.Rational(1, 2) * (1 - 2 / _d) ** (_d - 1)
-    ratio_ok = sp.simplify((1 - 1 / (_d - 1)) * (_d - 1) / _d - (1 - 2 / _d)) == 0  # r = 1 - 2/d < 1
-    same = sp.simplify(mass / target) == 1 or all(
-        abs(float(mass.subs(_d, v) - target.subs(_d, v))) < 1e-15 for v in (3, 9, 17, 100))
-    # independent route: the partial sum of the series at d = 9 with a bound on its tail
+    r, ratio_ok = series_ratio()
+    same = sp.simplify(mass / target) == 1
     d = 9
     p, q = sp.Rational(1, d - 1), 1 - sp.Rational(1, d - 1)
     partial = sum(p * q ** (m - 1) * sp.Rational(d - 1, d) ** m for m in range(d, d + 400))
     tail = sp.Rational(1, 2) * (1 - sp.Rational(2, d)) ** (d + 399) * 2  # crude: geometric tail
     numeric = abs(partial - target.subs(_d, d)) <= tail
     return Outcome(case.label, bool(same and ratio_ok and numeric), None, Evidence.SYMBOLIC,
-                   f"sum_(m>=d) p q^(m-1) ((d-1)/d)^m = {sp.sstr(mass)} = 1/2 (1-2/d)^(d-1); "
-                   f"partial sum at d = 9 agrees within its tail")
+                   f"ratio r = q(d-1)/d = {sp.sstr(r)} in (0, 1) for every d >= 3 (proved: "
+                   f"{ratio_ok}); sum_(m>=d) p q^(m-1) ((d-1)/d)^m = {sp.sstr(mass)} = "
+                   f"1/2 (1-2/d)^(d-1) (SymPy: {same}); partial sum at d = 9 agrees within its "
+                   f"tail: {bool(numeric)}")
 
 
 def exact_floor_constant() -> sp.Rational:
@@ -195,7 +215,7 @@ def _increasing() -> bool:
 def _judge_rho_bound(case: Case, constants: Constants) -> Outcome:
     """(1/256)(1 - 2/d)^(d-1) >= c3 for every d >= 9, exactly: the expression increases in d, so
     it holds iff c3 <= (7/9)^8/256 (about 1/1911.6)."""
-    c3 = _frac(constants["thm1.c3"])
+    c3 = rational(constants["thm1.c3"])
     best = exact_floor_constant()
     mono = _increasing()
     if c3 <= best:
@@ -227,7 +247,7 @@ def _judge_chain(case: Case, constants: Constants) -> Outcome:
     (d-1) ln(1-2/d) >= -2(d-1)/(d-2) [ln(1-x) >= -x/(1-x)] >= -16/7 [d >= 9] > -3, e^-3 > 1/27,
     so (1/256)(1-2/d)^(d-1) > 1/(256*27) = 1/6912 >= c3.  The chain gives at best
     e^(-2(d-1)/(d-2))/256 at each d; a larger c3 fails where that is below it."""
-    c3 = _frac(constants["thm1.c3"])
+    c3 = rational(constants["thm1.c3"])
     h = sp.log(1 - _x) + _x / (1 - _x)  # >= 0: h(0) = 0, h' = x/(1-x)^2
     link1 = sp.simplify(sp.diff(h, _x) - _x / (1 - _x) ** 2) == 0 and h.subs(_x, 0) == 0
     sub = sp.simplify((_d - 1) * (-(2 / _d) / (1 - 2 / _d)) + 2 * (_d - 1) / (_d - 2)) == 0
@@ -246,7 +266,7 @@ def _judge_chain(case: Case, constants: Constants) -> Outcome:
     # e^(-2(d-1)/(d-2))/256 < c3 iff 2(d-1)/(d-2) > L := ln(1/(256 c3)); 2(d-1)/(d-2) decreases
     # to 2, so the failing d are all d >= 9 when L <= 2, else the d < (2L - 2)/(L - 2)
     with mpmath.workdps(40):
-        L = -mpmath.log(mpmath.mpf(256 * c3.numerator) / c3.denominator)
+        L = -mpmath.log(256 * to_mpf(constants["thm1.c3"]))
         if L <= 2:
             where, first = "every d >= 9", 9
         else:
@@ -263,135 +283,54 @@ def _judge_chain(case: Case, constants: Constants) -> Outcome:
 # ===================================================================== the measured floor
 
 
-def compress(alpha: np.ndarray, cap: float = GAP_CAP) -> np.ndarray:
-    """Logits with every gap between consecutive sorted values capped at ``cap`` (order kept,
-    max 0).  A gap g > cap changes each gamma by at most m e^(-cap): far below the reported
-    digits for the word lengths that carry mass."""
-    order = np.argsort(alpha, kind="stable")
-    gaps = np.minimum(np.diff(alpha[order]), cap)
-    out = np.empty_like(alpha, dtype=np.float64)
-    out[order] = np.concatenate([[0.0], np.cumsum(gaps)])
-    return out - out.max()
+def floor_of(fs: FloorSearch, grads: dict, eta: float) -> tuple[float, int, float, int]:
+    """(F, s attaining the max, min over targets, s attaining the min) of the minima
+    ``fs.per_target`` gives, compared after :func:`verify.search.decisive` rounding."""
+    vals = {s: decisive(v) for s, v in fs.per_target(grads, eta).items()}
+    s_max = max(vals, key=lambda s: (vals[s], -s))  # ties: the lowest target
+    s_min = min(vals, key=lambda s: (vals[s], s))
+    return vals[s_max], s_max, vals[s_min], s_min
 
 
-def compress_mp(alpha: list, cap: float = GAP_CAP) -> list:
-    """:func:`compress` on mpf logits (the same order; exact arithmetic at the working precision)."""
-    order = sorted(range(len(alpha)), key=lambda i: alpha[i])
-    out = [mpmath.mpf(0)] * len(alpha)
-    acc = mpmath.mpf(0)
-    for a, b in zip(order, order[1:]):
-        acc += min(alpha[b] - alpha[a], mpmath.mpf(cap))
-        out[b] = acc
-    return [x - acc for x in out]
+# the structured beta0 as points theta of the family output_family (searched beyond the full d)
+FAMILY = {"0": (0, 0, 0, 0), "1": (1, 0, 0, 0), "-1": (-1, 0, 0, 0), "2e_0": (0, 2, 0, 0),
+          "-2e_0": (0, -2, 0, 0), "10e_0": (0, 10, 0, 0), "2(e_0+e_1)": (0, 2, 2, 0),
+          "2*1_half": (0, 0, 0, 2), "1+e_0": (1, 1, 0, 0)}
 
 
-def target_classes(beta0: np.ndarray) -> list[int]:
-    """One representative target per value of beta0: a transposition of two symbols with equal
-    beta0 maps the problem for one to the other, so their min_beta L_s are equal."""
-    seen, reps = set(), []
-    for s, v in enumerate(beta0):
-        if float(v) not in seen:
-            seen.add(float(v))
-            reps.append(s)
-    return reps
-
-
-class FloorSearch:
-    """F(beta0, eta) = max_s min_beta L_s(alpha'_s, beta) on the float64 path, with counters."""
-
-    def __init__(self, d: int):
-        self.d = d
-        self.solves = 0
-        self.gradients = 0
-        self.evaluations = 0  # F evaluations (one beta0, one eta)
-
-    def grads(self, beta0: np.ndarray, targets: list[int]) -> dict:
-        from ..engine import general
-
-        out = {}
-        for s in targets:
-            out[s] = general.evaluate_float(self.d, s, np.zeros(self.d), beta0, with_errors=False).grad_alpha
-            self.gradients += 1
-        return out
-
-    def per_target(self, grads: dict, eta: float) -> dict:
-        from ..engine import general
-
-        vals = {}
-        for s, g in grads.items():
-            vals[s] = general.best_output_float(self.d, s, compress(-eta * g))[1]
-            self.solves += 1
-        self.evaluations += 1
-        return vals
-
-    def floor(self, grads: dict, eta: float) -> tuple[float, int, float, int]:
-        """(F, s attaining the max, min over targets, s attaining the min)."""
-        vals = self.per_target(grads, eta)
-        s_max = max(vals, key=lambda s: (vals[s], -s))
-        s_min = min(vals, key=lambda s: (vals[s], s))
-        return vals[s_max], s_max, vals[s_min], s_min
-
-
-def _nelder_mead(f, x0: np.ndarray, scale: np.ndarray, evals: int) -> tuple[np.ndarray, float]:
-    """Plain Nelder-Mead (numpy only), at most ``evals`` function evaluations."""
-    n = len(x0)
-    pts = [x0.copy()] + [x0 + scale[i] * np.eye(n)[i] for i in range(n)]
-    vals = [f(p) for p in pts]
-    used = len(pts)
-    while used < evals:
-        order = np.argsort(vals)
-        pts, vals = [pts[i] for i in order], [vals[i] for i in order]
-        centroid = np.mean(pts[:-1], axis=0)
-        xr = centroid + (centroid - pts[-1])
-        fr = f(xr)
-        used += 1
-        if fr < vals[0]:
-            xe = centroid + 2 * (centroid - pts[-1])
-            fe = f(xe)
-            used += 1
-            pts[-1], vals[-1] = (xe, fe) if fe < fr else (xr, fr)
-        elif fr < vals[-2]:
-            pts[-1], vals[-1] = xr, fr
-        else:
-            xc = centroid + 0.5 * (pts[-1] - centroid)
-            fc = f(xc)
-            used += 1
-            if fc < vals[-1]:
-                pts[-1], vals[-1] = xc, fc
-            else:
-                for i in range(1, len(pts)):
-                    pts[i] = pts[0] + 0.5 * (pts[i] - pts[0])
-                    vals[i] = f(pts[i])
-                    used += 1
-    i = int(np.argmin(vals))
-    return pts[i], vals[i]
+def output_family(d: int, theta) -> np.ndarray:
+    """beta0 = theta_0 1 + theta_1 e_0 + theta_2 e_1 + theta_3 1{i < d/2}: four values at most,
+    so at most four target classes whatever d is (a cheap adversarial search at large d)."""
+    i = np.arange(d)
+    return theta[0] + theta[1] * (i == 0) + theta[2] * (i == 1) + theta[3] * (i < d // 2)
 
 
 def structured_outputs(d: int) -> list[tuple[str, np.ndarray]]:
-    e = np.eye(d)
-    return [("0", np.zeros(d)), ("1", np.ones(d)), ("-1", -np.ones(d)), ("2e_0", 2 * e[0]),
-            ("-2e_0", -2 * e[0]), ("10e_0", 10 * e[0]), ("2(e_0+e_1)", 2 * (e[0] + e[1])),
-            ("2*1_half", 2.0 * (np.arange(d) < d // 2)), ("1+e_0", np.ones(d) + e[0])]
+    return [(name, output_family(d, np.asarray(t, dtype=np.float64))) for name, t in FAMILY.items()]
 
 
 def search_floor(d: int, seed: int, random: int, starts: int, evals: int, n_eta: int,
-                 adversarial: bool = True) -> dict:
-    """The smallest F found, its parameters and the effort (seeded, reproducible)."""
+                 adversarial: bool = True, family_evals: int = 0) -> SearchResult:
+    """The smallest F found (seeded, reproducible): every structured and random beta0 at
+    ``n_eta`` log-spaced etas, then ``starts`` Nelder-Mead runs over (beta0, log10 eta) from the
+    best of those; ``family_evals`` Nelder-Mead evaluations over (theta, log10 eta) of
+    :func:`output_family` from the best structured beta0.  ``x`` is beta0; ``extra``: the maximising target s, eta, and ``learnable``
+    (the smallest single-target min_beta L seen: the targets that one step does learn)."""
     rng = np.random.default_rng([seed, d])
     etas = np.logspace(math.log10(ETA_RANGE[0]), math.log10(ETA_RANGE[1]), n_eta)
     fs = FloorSearch(d)
-    best = dict(F=math.inf)
+    best = SearchResult.empty(d)
     learnable = dict(value=math.inf)
     configs = list(structured_outputs(d))
     configs += [(f"gauss#{i}", rng.normal(size=d)) for i in range(random)]
     seen = []
     for name, beta0 in configs:
+        family = "random" if name.startswith("gauss") else "structured"
         grads = fs.grads(beta0, target_classes(beta0))
         for eta in etas:
-            F, s_max, low, s_min = fs.floor(grads, float(eta))
+            F, s_max, low, s_min = floor_of(fs, grads, float(eta))
             seen.append((F, name, beta0, float(eta)))
-            if F < best["F"]:
-                best = dict(F=F, s=s_max, beta0=beta0.copy(), eta=float(eta), name=name)
+            best.consider(family, name, beta0, F, s=s_max, eta=float(eta))
             if low < learnable["value"]:
                 learnable = dict(value=low, s=s_min, name=name, eta=float(eta))
     if adversarial:
@@ -399,20 +338,31 @@ def search_floor(d: int, seed: int, random: int, starts: int, evals: int, n_eta:
 
         def objective(x):
             beta0, eta = x[:d], 10.0 ** float(np.clip(x[d], -3, 6))
-            F, s_max, _, _ = fs.floor(fs.grads(beta0, all_targets), eta)
-            if F < best["F"]:
-                best.update(F=F, s=s_max, beta0=beta0.copy(), eta=eta, name="adversarial")
+            F, s_max, _, _ = floor_of(fs, fs.grads(beta0, all_targets), eta)
+            best.consider("adversarial", "adversarial", beta0, F, s=s_max, eta=eta)
             return F
 
-        seen.sort(key=lambda t: t[0])
+        seen.sort(key=lambda t: t[0])  # stable: ties keep the order of the configurations
         for i in range(starts):
             _, _, b0, eta = seen[i % len(seen)]
             x0 = np.concatenate([b0 + 0.3 * rng.normal(size=d), [math.log10(eta)]])
-            _nelder_mead(objective, x0, np.concatenate([np.full(d, 0.5), [1.0]]), evals)
-    best.update(effort=dict(configs=len(configs), starts=starts if adversarial else 0,
-                            F_evaluations=fs.evaluations, solves=fs.solves,
-                            gradients=fs.gradients, etas=len(etas)),
-                learnable=learnable)
+            nelder_mead(objective, x0, np.concatenate([np.full(d, 0.5), [1.0]]), evals)
+    if family_evals:
+        def on_family(x):
+            beta0, eta = output_family(d, x[:4]), 10.0 ** float(np.clip(x[4], -3, 6))
+            F, s_max, _, _ = floor_of(fs, fs.grads(beta0, target_classes(beta0)), eta)
+            best.consider("family", "4-parameter Nelder-Mead", beta0, F, s=s_max, eta=eta)
+            return F
+
+        _, name, _, eta = min((t for t in seen if t[1] in FAMILY), key=lambda t: t[0])
+        x0 = np.concatenate([np.asarray(FAMILY[name], float) + 0.3 * rng.normal(size=4),
+                             [math.log10(eta)]])
+        nelder_mead(on_family, x0, np.array([0.5, 0.5, 0.5, 0.5, 1.0]), family_evals)
+    best.effort = dict(configs=len(configs), starts=starts if adversarial else 0,
+                       family_evals=family_evals,
+                       F_evaluations=fs.evaluations, solves=fs.solves, gradients=fs.gradients,
+                       etas=len(etas))
+    best.extra["learnable"] = learnable
     return best
 
 
@@ -424,25 +374,20 @@ def reevaluate_symmetric(d: int, s: int, beta0: np.ndarray, eta: float, dps: int
     """As :func:`reevaluate` when beta0 is background-symmetric for s: then alpha'_s is too (the
     lemma of A.7, checked by lemma-symmetry), and by convexity and symmetry so is the minimiser
     over beta; the four-scalar engine does both at a cost independent of d."""
-    from ..engine.symmetric import (SymmetricPoint, attention_state, evaluate,
-                                    evaluate_at, output_gradient_system)
+    from ..engine.symmetric import SymmetricPoint, attention_state, best_output, evaluate
 
     bs = repr(float(beta0[s]))
     bj = repr(float(beta0[(s + 1) % d]))
     start = evaluate(SymmetricPoint(d, 0, 0, bs, bj), dps)
-    with mpmath.workdps(dps + 10):
+    with working(dps):
         gap = -mpmath.mpf(repr(eta)) * (start.grad["alpha_s"] - start.grad["alpha_j"])
         capped = abs(gap) > GAP_CAP
         gap = max(min(gap, mpmath.mpf(GAP_CAP)), -mpmath.mpf(GAP_CAP))
-    state = attention_state(d, gap, dps)
-    A, c = output_gradient_system(state)
-    with mpmath.workdps(dps + 10):
-        b = mpmath.lu_solve(A, c)
-    ev = evaluate_at(state, b[0], b[1])
-    with mpmath.workdps(dps + 10):
+    ev = best_output(attention_state(d, gap, dps))
+    with working(dps):
         err = ev.error["loss"]
         if capped:
-            B = max(abs(b[0]), abs(b[1])) + 1
+            B = max(abs(ev.point.beta_s), abs(ev.point.beta_j)) + 1
             err += 8 * (B + 2) * B * (d - 1) * mpmath.exp(-GAP_CAP)
         return ev.loss, err
 
@@ -456,12 +401,12 @@ def reevaluate(d: int, s: int, beta0: np.ndarray, eta: float, dps: int) -> tuple
     if d >= SYMMETRIC_FROM and _symmetric_for(beta0, s):
         return reevaluate_symmetric(d, s, beta0, eta, dps)
     ev = general.evaluate(d, s, [0] * d, [repr(float(b)) for b in beta0], dps)
-    with mpmath.workdps(dps + 10):
+    with working(dps):
         raw = [-mpmath.mpf(repr(eta)) * g for g in ev.grad_alpha]
         alpha = compress_mp(raw)
         capped = max(raw) - min(raw) - (max(alpha) - min(alpha)) > 0
     opt = general.solve_output(d, s, alpha, dps)
-    with mpmath.workdps(dps + 10):
+    with working(dps):
         err = opt.loss_error + opt.beta_error**2 / 2
         if capped:
             # capping moves gamma by at most 2 m e^-G in l1 on a word of length m, so f by
@@ -482,54 +427,7 @@ LARGE_SEARCH = {
 }
 
 
-def constrained_output_float(M: np.ndarray, m: np.ndarray, s: int, lower: float) -> tuple:
-    """min of L(beta) = 1 - 2 m.beta + beta.M beta/2 (L_s(alpha, .) with M = E[gamma gamma^T],
-    m = E[gamma 1{C_s >= 1}]) over beta_s >= lower: the unconstrained minimiser if it is feasible,
-    else the minimiser on the face beta_s = lower (one linear constraint on a convex quadratic).
-    Returns (value, beta)."""
-    beta = np.linalg.solve(M, 2.0 * m)
-    if beta[s] < lower:
-        rest = np.arange(len(m)) != s
-        beta = np.empty_like(m)
-        beta[rest] = np.linalg.solve(M[np.ix_(rest, rest)], 2.0 * m[rest] - lower * M[rest, s])
-        beta[s] = lower
-    return float(1.0 - 2.0 * m @ beta + 0.5 * beta @ M @ beta), beta
-
-
-def constrained_output_mp(d: int, s: int, alpha: list, lower, dps: int) -> tuple:
-    """:func:`constrained_output_float` on the mpmath path, as (value, error): the minimiser
-    from the engine's moments, the loss there from the engine, and the distance to the true
-    constrained minimum bounded by |g|^2/(2 lambda_min) with the feasible part g of the gradient
-    there and lambda_min(M) >= p/d = 1/(d(d-1)) (the engine's bound)."""
-    from ..engine import general
-
-    mom = general.moments(d, s, alpha, dps)
-    with mpmath.workdps(dps + 10):
-        M = mom.second
-        m = list(mom.mean_positive)
-        lower = mpmath.mpf(lower)
-        beta = mpmath.lu_solve(M, mpmath.matrix([2 * x for x in m]))
-        on_face = beta[s] < lower
-        if on_face:
-            rest = [i for i in range(d) if i != s]
-            MR = mpmath.matrix([[M[i, j] for j in rest] for i in rest])
-            rhs = mpmath.matrix([2 * m[i] - lower * M[i, s] for i in rest])
-            sol = mpmath.lu_solve(MR, rhs)
-            beta = mpmath.matrix(d, 1)
-            for k, i in enumerate(rest):
-                beta[i] = sol[k]
-            beta[s] = lower
-        point = [beta[i] for i in range(d)]
-    ev = general.evaluate(d, s, alpha, point, dps)
-    with mpmath.workdps(dps + 10):
-        g = [abs(x) + e for x, e in zip(ev.grad_beta, ev.grad_beta_error)]
-        if on_face and ev.grad_beta[s] > 0:  # the constraint is active: beta_s cannot decrease
-            g[s] = mpmath.mpf(0)
-        gap = mpmath.fsum(x**2 for x in g) * d * (d - 1) / 2
-        return ev.loss, ev.loss_error + gap
-
-
-def large_output_search(d: int, seed: int, random: int, n_eta: int, evals: int) -> dict:
+def large_output_search(d: int, seed: int, random: int, n_eta: int, evals: int) -> SearchResult:
     """Smallest min_{beta_s >= d/4} L_s(alpha'_s, beta) over seeded beta0 (structured, random,
     then Nelder-Mead from the best), eta in ETA_RANGE and every target (float64, seeded)."""
     from ..engine import general
@@ -537,10 +435,10 @@ def large_output_search(d: int, seed: int, random: int, n_eta: int, evals: int) 
     rng = np.random.default_rng([seed, d, 3])
     etas = np.logspace(math.log10(ETA_RANGE[0]), math.log10(ETA_RANGE[1]), n_eta)
     fs = FloorSearch(d)
-    best = dict(value=math.inf)
+    best = SearchResult.empty(d)
     count = dict(solves=0)
 
-    def over_targets(name: str, beta0: np.ndarray) -> float:
+    def over_targets(family: str, name: str, beta0: np.ndarray) -> float:
         targets = target_classes(beta0)
         grads = fs.grads(beta0, targets)
         low = math.inf
@@ -550,19 +448,20 @@ def large_output_search(d: int, seed: int, random: int, n_eta: int, evals: int) 
                 M, P = general.target_moments_float(d, alpha)
                 value, beta = constrained_output_float(M, P[:, s], s, d / 4)
                 count["solves"] += 1
+                value = decisive(value)
                 low = min(low, value)
-                if value < best["value"]:
-                    best.update(value=value, name=name, beta0=np.array(beta0, dtype=float),
-                                eta=float(eta), s=s, beta_s=float(beta[s]))
+                best.consider(family, name, beta0, value, eta=float(eta), s=s,
+                              beta_s=float(beta[s]))
         return low
 
-    tried = [(over_targets(name, b0), b0) for name, b0 in
-             structured_outputs(d) + [(f"gauss#{i}", rng.normal(size=d)) for i in range(random)]]
-    configs = len(tried)
+    configs = [("structured", name, b0) for name, b0 in structured_outputs(d)]
+    configs += [("random", f"gauss#{i}", rng.normal(size=d)) for i in range(random)]
+    tried = [(over_targets(*c), c[2]) for c in configs]
     if evals:
-        x0 = min(tried, key=lambda t: t[0])[1]
-        _nelder_mead(lambda x: over_targets("adversarial", x), x0, np.full(d, 0.5), evals)
-    best["effort"] = dict(configs=configs, evals=evals, etas=n_eta, solves=count["solves"])
+        x0 = min(tried, key=lambda t: t[0])[1]  # min keeps the first of equal values
+        nelder_mead(lambda x: over_targets("adversarial", "adversarial", x), x0,
+                    np.full(d, 0.5), evals)
+    best.effort = dict(configs=len(configs), evals=evals, etas=n_eta, solves=count["solves"])
     return best
 
 
@@ -580,22 +479,23 @@ def _judge_large(case: Case, constants: Constants) -> Outcome:
     res = large_output_search(d, prm["seed"], prm["random"], prm["n_eta"], prm["evals"])
     from ..engine import general
 
-    grad = general.evaluate(d, res["s"], [0] * d, [repr(float(b)) for b in res["beta0"]],
+    at = res.extra
+    grad = general.evaluate(d, at["s"], [0] * d, [repr(float(b)) for b in res.x],
                             prm["dps"]).grad_alpha
-    with mpmath.workdps(prm["dps"] + 10):
-        alpha = compress_mp([-mpmath.mpf(repr(res["eta"])) * g for g in grad])
-    value, err = constrained_output_mp(d, res["s"], alpha, mpmath.mpf(d) / 4, prm["dps"])
+    with working(prm["dps"]):
+        alpha = compress_mp([-mpmath.mpf(repr(at["eta"])) * g for g in grad])
+    value, err = constrained_output_mp(d, at["s"], alpha, mpmath.mpf(d) / 4, prm["dps"])
     with mpmath.workdps(30):
-        bm = mpmath.mpf(bound.numerator) / bound.denominator
-        eff = res["effort"]
-        detail = (f"smallest min over beta_s >= d/4 of L_s(alpha'_s, beta) = {res['value']:.6g} "
+        bm = constant(constants, "thm1.c_large_output")
+        eff = res.effort
+        detail = (f"smallest min over beta_s >= d/4 of L_s(alpha'_s, beta) = {res.value:.6g} "
                   f"(float64; mpmath {prm['dps']} digits: {mpmath.nstr(value, 10)} +- "
-                  f"{mpmath.nstr(err, 2)}) at beta0 = {res['name']} {_vec(res['beta0'])}, eta = "
-                  f"{res['eta']:.4g}, s = {res['s']}, beta_s = {res['beta_s']:.4g}; vs {bound}: "
+                  f"{mpmath.nstr(err, 2)}) at beta0 = {res.family} {fmt_vector(res.x)}, eta = "
+                  f"{at['eta']:.4g}, s = {at['s']}, beta_s = {at['beta_s']:.4g}; vs {bound}: "
                   f"x{float(value / bm):.4g}; effort: {eff['configs']} beta0 + Nelder-Mead "
                   f"{eff['evals']} evals, {eff['etas']} etas, every target, {eff['solves']} "
                   f"constrained solves")
-    return floor_outcome(case, res["value"], value, err, bound, detail, {"floor": float(value)})
+    return floor_outcome(case, res.value, value, err, bound, detail, {"floor": float(value)})
 
 
 def _floor_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
@@ -604,23 +504,22 @@ def _floor_cases(profile: Profile, constants: Constants, options: Mapping) -> li
     rows = [(d, True) for d in cfg["full"]] + [(d, False) for d in cfg["structured"]]
     if chosen:
         rows = [(int(d), int(d) <= 16) for d in chosen if int(d) >= 9]
-    def extra(d: int) -> int:
-        return cfg["extra_random"] if d <= cfg["extra_max_d"] else 0
+    def extra(d: int, key: str) -> int:
+        return cfg[key] if d <= cfg["extra_max_d"] else 0
 
     def label(d: int, full: bool) -> str:
         if full:
             return f"d={d}"
-        return f"d={d} (structured" + (f" + {extra(d)} random" if extra(d) else "") + " beta0)"
+        more = [f"{extra(d, 'extra_random')} random"] if extra(d, "extra_random") else []
+        more += ["4-parameter Nelder-Mead"] if extra(d, "family_evals") else []
+        return f"d={d} (structured beta0" + "".join(f" + {m}" for m in more) + ")"
 
     return [Case(label(d, full),
-                 {"d": d, "seed": 0, "random": cfg["random"] if full else extra(d),
+                 {"d": d, "seed": 0, "random": cfg["random"] if full else extra(d, "extra_random"),
                   "starts": cfg["starts"] if full else 0, "evals": cfg["evals"],
-                  "n_eta": cfg["n_eta"], "dps": cfg["dps"], "adversarial": full})
+                  "n_eta": cfg["n_eta"], "dps": cfg["dps"], "adversarial": full,
+                  "family_evals": 0 if full else extra(d, "family_evals")})
             for d, full in rows]
-
-
-def _vec(x: np.ndarray) -> str:
-    return "[" + ", ".join(f"{v:.4g}" for v in x) + "]"
 
 
 def _judge_floor(case: Case, constants: Constants) -> Outcome:
@@ -628,20 +527,22 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
     d = prm["d"]
     c3 = constants["thm1.c3"]
     res = search_floor(d, prm["seed"], prm["random"], prm["starts"], prm["evals"], prm["n_eta"],
-                       prm["adversarial"])
-    value, err = reevaluate(d, res["s"], res["beta0"], res["eta"], prm["dps"])
-    eff = res["effort"]
-    ln = res["learnable"]
-    where = (f"beta0 = {res['name']} {_vec(res['beta0'])}, eta = {res['eta']:.4g}, s* = {res['s']}")
-    detail = (f"floor F = {res['F']:.6g} (float64; mpmath {prm['dps']} digits: "
+                       prm["adversarial"], prm.get("family_evals", 0))
+    at = res.extra
+    value, err = reevaluate(d, at["s"], res.x, at["eta"], prm["dps"])
+    eff = res.effort
+    ln = at["learnable"]
+    where = f"beta0 = {res.family} {fmt_vector(res.x)}, eta = {at['eta']:.4g}, s* = {at['s']}"
+    detail = (f"floor F = {res.value:.6g} (float64; mpmath {prm['dps']} digits: "
               f"{mpmath.nstr(value, 10)} +- {mpmath.nstr(err, 2)}) at {where}; "
               f"vs 1/6912: x{float(value * 6912):.4g}, vs 1/2080: x{float(value * 2080):.4g}; "
               f"effort: {eff['configs']} seeded beta0 x {eff['etas']} etas in "
               f"[{ETA_RANGE[0]:g}, {ETA_RANGE[1]:g}] + {eff['starts']} Nelder-Mead runs of "
-              f"{prm['evals']} evals = {eff['F_evaluations']} F-evaluations, {eff['solves']} "
+              f"{prm['evals']} evals + {eff['family_evals']} on the 4-parameter family = "
+              f"{eff['F_evaluations']} F-evaluations, {eff['solves']} "
               f"output solves; smallest single-target min_beta L seen = {ln['value']:.3g} "
               f"(s = {ln['s']}, beta0 = {ln['name']}, eta = {ln['eta']:.3g})")
-    return floor_outcome(case, res["F"], value, err, c3, detail,
+    return floor_outcome(case, res.value, value, err, c3, detail,
                          {"floor": float(value), "evaluations": eff["F_evaluations"]})
 
 
@@ -655,17 +556,17 @@ RESULT = Result(
     checks=(
         Check("thm1.insertion_ratio", "A.6 step 1",
               "rho(Z(z))/rho(z) = (m+1) q/d >= 1/2 for negative z, |z| = m >= d >= 3",
-              Evidence.SYMBOLIC, lambda p, c, o: _single("all d >= 3, m >= d"), _judge_insertion),
+              Evidence.SYMBOLIC, single_case("all d >= 3, m >= d"), _judge_insertion),
         Check("thm1.appearance", "A.6 case max a_i >= d/2",
               "1 - (1 - 1/(d-1))^(d/2) >= 1 - e^(-1/2) >= 1/8", Evidence.SYMBOLIC,
-              lambda p, c, o: _single("all d >= 3"), _judge_appearance),
+              single_case("all d >= 3"), _judge_appearance),
         Check("thm1.long_negative_mass", "A.6 end", "P(y = -1, |w| >= d) = 1/2 (1 - 2/d)^(d-1)",
-              Evidence.SYMBOLIC, lambda p, c, o: _single("all d >= 3"), _judge_long_mass),
+              Evidence.SYMBOLIC, single_case("all d >= 3"), _judge_long_mass),
         Check("thm1.rho_bound", "A.6 end (exact)", "(1/256)(1 - 2/d)^(d-1) >= c3 for all d >= 9",
-              Evidence.SYMBOLIC, lambda p, c, o: _single("all d >= 9"), _judge_rho_bound),
+              Evidence.SYMBOLIC, single_case("all d >= 9"), _judge_rho_bound),
         Check("thm1.chain", "A.6 end (the paper's chain)",
               "(d-1) ln(1-2/d) >= -2(d-1)/(d-2) >= -16/7 (> -3, e^-3 > 1/27) gives e^(-16/7)/256 >= c3",
-              Evidence.SYMBOLIC, lambda p, c, o: _single("all d >= 9"), _judge_chain),
+              Evidence.SYMBOLIC, single_case("all d >= 9"), _judge_chain),
         Check("thm1.large_output", "A.6 case beta_s > d/4 (text: >= 1/2080)",
               "min over beta with beta_s >= d/4 of L_s(alpha'_s, beta) >= c_large_output over "
               "searched beta0, eta and every s", Evidence.SEARCH, _large_cases, _judge_large,

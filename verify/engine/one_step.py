@@ -1,0 +1,51 @@
+"""One attention step from alpha = 0, then the best output, on the float64 path (Theorem 1).
+
+For an output beta0 and a step size eta, the attention after one gradient step on target s is
+alpha'_s = -eta grad_alpha L_s(0, beta0) (logit gaps capped, :mod:`verify.engine.logits`), and
+the best output after it gives min_beta L_s(alpha'_s, beta).  :class:`FloorSearch` computes the
+gradients once per beta0 and the minima per eta, with counters for the report.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import general
+from .logits import compress
+
+
+def target_classes(beta0: np.ndarray) -> list[int]:
+    """One representative target per value of beta0: a transposition of two symbols with equal
+    beta0 maps the problem for one to the other, so their min_beta L_s are equal."""
+    seen, reps = set(), []
+    for s, v in enumerate(beta0):
+        if float(v) not in seen:
+            seen.add(float(v))
+            reps.append(s)
+    return reps
+
+
+class FloorSearch:
+    """min_beta L_s(alpha'_s, beta) for the targets of one beta0 and one eta on the float64 path,
+    with counters (the max over s, F(beta0, eta), is taken by the caller)."""
+
+    def __init__(self, d: int):
+        self.d = d
+        self.solves = 0
+        self.gradients = 0
+        self.evaluations = 0  # F evaluations (one beta0, one eta)
+
+    def grads(self, beta0: np.ndarray, targets: list[int]) -> dict:
+        out = {}
+        for s in targets:
+            ev = general.evaluate_float(self.d, s, np.zeros(self.d), beta0, with_errors=False)
+            out[s] = ev.grad_alpha
+            self.gradients += 1
+        return out
+
+    def per_target(self, grads: dict, eta: float) -> dict:
+        vals = {}
+        for s, g in grads.items():
+            vals[s] = general.best_output_float(self.d, s, compress(-eta * g))[1]
+            self.solves += 1
+        self.evaluations += 1
+        return vals
