@@ -57,6 +57,8 @@ class Outcome:
     detail: str = ""
     margin_kind: str = "ratio"
     values: Mapping[str, float | str] = field(default_factory=dict)  # measured quantities, by name
+    # the constants the verdict read (recorded by the runner, see constants.Tracked); not compared
+    reads: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

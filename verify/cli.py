@@ -17,6 +17,7 @@ from rich.table import Table
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from . import cli_regression
 from . import constants as constants_mod
 from . import report, runner
 from .checks import Profile
@@ -219,7 +220,10 @@ def _check_paths(args: argparse.Namespace) -> None:
 
 def _cmd_all(args: argparse.Namespace, console: Console) -> int:
     _check_paths(args)
-    return _run_checks(args, console, None, {})
+    ids = cli_regression.affected_ids(args, _load_constants(args))
+    if ids == []:
+        return 0
+    return _run_checks(args, console, ids, {})
 
 
 def _cmd_check(args: argparse.Namespace, console: Console) -> int:
@@ -308,6 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_options(al)
     al.add_argument("--output", metavar="PATH", help="where to write the markdown report "
                     "(default REPORT.md at the project's root)")
+    cli_regression.add_affected_options(al)
     al.set_defaults(handler=_cmd_all)
 
     ch = sub.add_parser("check", help="run the checks of one result or one check")
@@ -333,6 +338,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--set", action="append", metavar="KEY=VALUE")
     pl.add_argument("--json", action="store_true")
     pl.set_defaults(handler=_cmd_plan)
+    cli_regression.add_parsers(sub, lambda fn: lambda args, console: fn(args, console, _load_constants),
+                               d_range, eps_list)
     return parser
 
 

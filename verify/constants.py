@@ -10,7 +10,7 @@ import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 DEFAULT_FILE = Path(__file__).resolve().parent.parent / "proofs" / "constants.toml"
 
@@ -86,3 +86,25 @@ def with_overrides(base: Mapping[str, Constant], settings: Iterable[str]) -> dic
 def values(constants: Mapping[str, Constant]) -> dict[str, Fraction]:
     """The plain key -> value mapping the checks consume."""
     return {key: c.value for key, c in constants.items()}
+
+
+class Tracked(Mapping[str, Fraction]):
+    """A read-only view of the constants that records every key looked up (``reads``): what a
+    check depends on is what it reads while it runs, not what anyone declares.  ``get`` and
+    ``in`` go through ``__getitem__`` and are recorded too; iterating (``dict(view)``) records
+    every key, so a bulk copy over-approximates rather than hides a dependency."""
+
+    def __init__(self, values: Mapping[str, Fraction]) -> None:
+        self._values = values
+        self.reads: set[str] = set()
+
+    def __getitem__(self, key: str) -> Fraction:
+        self.reads.add(key)
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        self.reads.update(self._values)
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)

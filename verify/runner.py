@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping, Sequence
 
 from .checks import Case, Check, Constants, Outcome, Profile, Result
+from .constants import Tracked
 from .journal import Journal
 from .results import REGISTRY
 
@@ -19,6 +20,12 @@ class CheckReport:
     outcomes: list[Outcome] = field(default_factory=list)
     seconds: float = 0.0
     expected: int | None = None  # cases in the check's range (None: every case was judged)
+    case_reads: frozenset[str] = frozenset()  # constants read while listing the cases
+
+    @property
+    def reads(self) -> frozenset[str]:
+        """Every constant this check read: while listing its cases and judging each of them."""
+        return self.case_reads.union(*(o.reads for o in self.outcomes))
 
     @property
     def discrepancy(self) -> str | None:
@@ -57,6 +64,20 @@ class CheckReport:
         return min(self.outcomes, key=key, default=None)
 
 
+def judge_recorded(check: Check, case: Case, constants: Constants) -> Outcome:
+    """Judge one case through a :class:`Tracked` view of the constants; the outcome carries the
+    keys it read (so they travel with it to the parent process and into the journal)."""
+    view = Tracked(constants)
+    return replace(check.judge(case, view), reads=tuple(sorted(view.reads)))
+
+
+def list_cases(check: Check, profile: Profile, constants: Constants,
+               options: Mapping[str, object]) -> tuple[Sequence[Case], frozenset[str]]:
+    """The check's cases and the constants read while listing them."""
+    view = Tracked(constants)
+    return check.cases(profile, view, options), frozenset(view.reads)
+
+
 def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, str, Outcome, float]]:
     """Judge several checks of one result on one case in one process, so that work they share
     (a training plan, a moment set) is computed once and reused through the engine's caches."""
@@ -67,7 +88,7 @@ def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tup
     out = []
     for check_id, case in items:
         start = time.perf_counter()
-        outcome = checks[check_id].judge(case, constants)
+        outcome = judge_recorded(checks[check_id], case, constants)
         out.append((check_id, case.label, outcome, time.perf_counter() - start))
     return out
 
@@ -102,8 +123,8 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
         for check in result.checks:
             if check_ids and check.id not in check_ids and result.id not in check_ids:
                 continue
-            reports[check.id] = CheckReport(result, check)
-            cases = check.cases(profile, constants, options)
+            cases, case_reads = list_cases(check, profile, constants, options)
+            reports[check.id] = CheckReport(result, check, case_reads=case_reads)
             reports[check.id].expected = len(cases)
             for index, case in enumerate(cases):
                 order[(check.id, case.label)] = index

@@ -16,6 +16,7 @@ permutations of the alphabet, so the probability does not depend on s; s = 0 is 
 from __future__ import annotations
 
 import math
+from collections import ChainMap
 from fractions import Fraction
 from typing import Mapping, Sequence
 
@@ -67,7 +68,7 @@ def plan_for(d: int, eps: float, constants: Constants, C=None, n1_factor=None, n
              s: int = 0) -> sampling.Plan:
     """The corollary's plan; C overrides cor1.C (for eta2, N1, N3 together); n1_factor /
     n3_factor override only N1 = ceil(f d ln d) / N3 = ceil(f ln d/eps)."""
-    consts = dict(constants)
+    consts = ChainMap({}, constants)  # an overlay, not a copy: reads of constants stay recorded
     if C is not None:
         consts["cor1.C"] = Fraction(C)
     Cv = consts["cor1.C"]
