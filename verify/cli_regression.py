@@ -19,7 +19,7 @@ from rich.console import Console
 from . import constants as constants_mod
 from . import dependencies as deps
 from . import diff as diff_mod
-from . import runner
+from . import report, runner
 from . import slack as slack_mod
 from .checks import Profile
 from .journal import code_fingerprint
@@ -86,13 +86,18 @@ def _short(text: str, width: int = 110) -> str:
 # ------------------------------------------------------------------------------ deps
 
 def cmd_deps(args: argparse.Namespace, console: Console, load: LoadConstants) -> int:
+    if args.source and args.json:
+        raise deps.DependencyError("--json writes the report of a run: not with --from")
     if args.source:
         dep = deps.from_json_report(Path(args.source))
     else:
         checked = [r for r in REGISTRY if r.checked]
-        reports = runner.run(checked, constants_mod.values(constants_mod.load()),
-                             Profile(deps.MAP_PROFILE), workers=args.workers)
+        consts = constants_mod.load()
+        profile = Profile(deps.MAP_PROFILE)
+        reports = runner.run(checked, constants_mod.values(consts), profile, workers=args.workers)
         dep = deps.from_reports(reports, deps.MAP_PROFILE, code_fingerprint())
+        if args.json:
+            Path(args.json).write_text(report.json_report(reports, list(REGISTRY), consts, profile))
     if args.write:
         deps.MAP_FILE.write_text(deps.dumps(dep))
         console.print(f"wrote {deps.MAP_FILE.name} ({len(dep.reads)} checks)", highlight=False)
@@ -133,10 +138,15 @@ def cmd_slack(args: argparse.Namespace, console: Console, load: LoadConstants) -
     dep = deps.load_map()
     stale_note(dep)
     checks = deps.all_checks(REGISTRY)
+    only = [x.strip() for x in (args.only or "").split(",") if x.strip()]
+    unknown = set(only) - {c.id for c in checks} - {r.id for r in REGISTRY}
+    if unknown:
+        raise deps.DependencyError(f"--only: unknown result or check: {', '.join(sorted(unknown))}")
     options = {k: v for k, v in {"d": args.d, "eps": args.eps}.items() if v}
     found = []
     for key in keys:
-        readers = [c for c in checks if c.id in dep.readers(key, checks)]
+        readers = [c for c in checks if c.id in dep.readers(key, checks)
+                   and (not only or c.id in only or c.id.partition(".")[0] in only)]
         try:
             s = slack_mod.slack(key, constants_mod.values(consts), readers, Profile(args.profile),
                                 options, lo, hi, rtol)
@@ -155,6 +165,8 @@ def cmd_slack(args: argparse.Namespace, console: Console, load: LoadConstants) -
 
 def _slack_command(args: argparse.Namespace) -> str:
     parts = ["verify slack", "--all" if args.all else args.key, "--profile", args.profile]
+    if args.only:
+        parts += ["--only", args.only]
     if args.d:
         parts += ["--d", ",".join(map(str, args.d))]
     if args.eps:
@@ -204,6 +216,8 @@ def add_parsers(sub, handler: Callable, d_range: Callable, eps_list: Callable) -
                     help="take the reads from a `verify all --json` report instead of running")
     de.add_argument("--write", action="store_true", help="write verify/dependency_map.json")
     de.add_argument("--workers", type=int, default=1)
+    de.add_argument("--json", metavar="PATH", help="also write the run's JSON report (a baseline "
+                    "for verify diff)")
     de.set_defaults(handler=handler(cmd_deps))
 
     sl = sub.add_parser("slack", help="the largest (or smallest) value of a constant for which "
@@ -214,6 +228,8 @@ def add_parsers(sub, handler: Callable, d_range: Callable, eps_list: Callable) -
     sl.add_argument("--eps", type=eps_list, help="comma list of eps in (0, 1)")
     sl.add_argument("--lo", help="lower end of the bracket (an exact rational: 1/7000)")
     sl.add_argument("--hi", help="upper end of the bracket")
+    sl.add_argument("--only", metavar="ID[,ID]", help="only these of the reading checks (a check "
+                    "or result id): how far before the conclusion itself breaks")
     sl.add_argument("--rtol", default="1/100", help="relative width at which bisection stops (1/100)")
     sl.add_argument("--profile", choices=[x.value for x in Profile], default="quick")
     sl.add_argument("--constants", metavar="FILE")
