@@ -339,3 +339,25 @@ def test_diff_of_reports_from_different_profiles_is_refused(capsys, tmp_path):
                            "their cases are not comparable")
     code, _, err = run_cli(capsys, "diff", a, a, "--factor", "1")
     assert code == 2 and "--factor must be > 1" in err
+
+
+def test_deps_from_a_json_report_compares_with_the_map(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, "deps", "--from", "examples/baseline-quick.json")
+    assert code == 0 and out.strip() == "dependency map up to date"
+    data = json.loads(open("examples/baseline-quick.json").read())
+    row = next(r for r in data["checks"] if r["check"] == "thm1.floor")
+    row["reads"] = []  # as if thm1.floor had stopped reading thm1.c3
+    code, out, _ = run_cli(capsys, "deps", "--from", write(tmp_path, "r.json", data))
+    assert code == 1 and "thm1.floor: recorded ['thm1.c3'], now []" in out
+
+
+def test_the_default_report_links_the_slack_exhibit_when_it_exists(tmp_path):
+    from verify.cli_regression import slack_link
+
+    report_path = tmp_path / "REPORT.md"
+    report_path = report_path.resolve()
+    assert slack_link(report_path, report_path) == []
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "slack.md").write_text("x")
+    assert "[reports/slack.md](reports/slack.md)" in slack_link(report_path, report_path)[0]
+    assert slack_link(tmp_path / "other.md", report_path) == []

@@ -180,8 +180,8 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
     path = Path(args.output) if args.output else (REPORT_PATH if ids is None else None)
     if path is not None:
         command = "verify all" if ids is None else f"verify check {' '.join(ids)}"
-        path.write_text(report.markdown(reports, results, consts, profile, command,
-                                        _see_also(path, profile)))
+        see_also = _see_also(path, profile) + cli_regression.slack_link(path, REPORT_PATH)
+        path.write_text(report.markdown(reports, results, consts, profile, command, see_also))
         console.print(f"wrote {path}")
     return report.exit_code(reports)
 

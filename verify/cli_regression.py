@@ -26,6 +26,17 @@ from .journal import code_fingerprint
 from .results import REGISTRY
 
 LoadConstants = Callable[[argparse.Namespace], dict]
+SLACK_REPORT = Path("reports") / "slack.md"  # relative to the project's root
+
+
+def slack_link(path: Path, default_report: Path) -> list[str]:
+    """The default report links the opt-in slack exhibit when it sits beside it."""
+    slack = default_report.parent / SLACK_REPORT
+    if path.resolve() != default_report or not slack.exists():
+        return []
+    return [f"How far each measured constant can move before a check that reads it fails (an exhibit, "
+            f"computed on request by `verify slack --all --output {SLACK_REPORT.as_posix()}`): "
+            f"[{SLACK_REPORT.as_posix()}]({SLACK_REPORT.as_posix()})."]
 
 
 def stale_note(dep: deps.DependencyMap) -> None:
