@@ -12,7 +12,7 @@ from verify import dependencies as deps
 from verify import diff as diff_mod
 from verify import runner
 from verify import slack as slack_mod
-from verify.checks import Evidence, Outcome, Profile
+from verify.checks import Profile
 from verify.cli import main
 from verify.constants import Tracked, load, values
 from verify.journal import Journal, code_fingerprint
@@ -361,3 +361,12 @@ def test_the_default_report_links_the_slack_exhibit_when_it_exists(tmp_path):
     (tmp_path / "reports" / "slack.md").write_text("x")
     assert "[reports/slack.md](reports/slack.md)" in slack_link(report_path, report_path)[0]
     assert slack_link(tmp_path / "other.md", report_path) == []
+
+
+def test_affected_by_diff_with_a_non_rational_value_is_one_line_exit_2(capsys, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text((deps.PROOFS / "constants.toml").read_text().replace('value = "1/6912"', 'value = "abc"'))
+    code, _, err = run_cli(capsys, "all", "--affected-by-diff", str(bad))
+    assert code == 2 and err.strip() == "verify: error: thm1.c3: not an exact number: 'abc'"
+    code, _, err = run_cli(capsys, "slack", "cor1.repetitions")  # 0 has no doubling: needs a bracket
+    assert code == 2 and "cor1.repetitions is 0: give a bracket with --lo and --hi" in err

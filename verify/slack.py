@@ -195,6 +195,8 @@ def slack(key: str, constants: Mapping[str, Fraction], checks: Sequence[Check], 
         raise NoPassingValue(f"no check reads {key}: nothing binds it")
     start = time.perf_counter()
     value = constants[key]
+    if value == 0 and lo is None:
+        raise DependencyError(f"{key} is 0: give a bracket with --lo and --hi")
     baseline = prober(key, checks, constants, profile, options)(value, False)
     skip = frozenset((c, k) for c, k, _ in baseline.failures)
     judge = prober(key, checks, constants, profile, options, skip)
