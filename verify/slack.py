@@ -61,8 +61,9 @@ class Slack:
     checks: tuple[str, ...]
     left_out: int  # cases failing already at the current value
     probes: int
-    seconds: float
+    seconds: float  # wall-clock
     note: str = ""
+    cpu: float = 0.0  # CPU seconds of this process (the cost on a shared machine)
 
     @property
     def factor(self) -> float | None:
@@ -193,7 +194,7 @@ def slack(key: str, constants: Mapping[str, Fraction], checks: Sequence[Check], 
     """The slack of one constant over ``checks`` (its readers) on the chosen cases."""
     if not checks:
         raise NoPassingValue(f"no check reads {key}: nothing binds it")
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     value = constants[key]
     if value == 0 and lo is None:
         raise DependencyError(f"{key} is 0: give a bracket with --lo and --hi")
@@ -210,7 +211,7 @@ def slack(key: str, constants: Mapping[str, Fraction], checks: Sequence[Check], 
     bad = found.failing_probe
     return Slack(key, value, found.direction, found.limit, found.failing,
                  bad.failures[0] if bad else None, tuple(c.id for c in checks), len(skip),
-                 probes[0], time.perf_counter() - start, found.note)
+                 probes[0], time.perf_counter() - start, found.note, time.process_time() - cpu)
 
 
 def line(s: Slack) -> str:
@@ -233,7 +234,16 @@ def as_dict(s: Slack) -> dict:
             "failing": None if s.failing is None else str(s.failing), "factor": s.factor,
             "binding": None if s.binding is None else dict(zip(("check", "case", "detail"), s.binding)),
             "checks": list(s.checks), "left_out": s.left_out, "probes": s.probes,
-            "seconds": round(s.seconds, 1), "note": s.note}
+            "seconds": round(s.seconds, 1), "cpu_seconds": round(s.cpu, 1), "note": s.note}
+
+
+def _cost(s: Slack) -> str:
+    return f"{s.cpu:.0f} s / {s.seconds:.0f} s"
+
+
+def _cut(text: str, width: int = 160) -> str:
+    """A failure's detail, shortened for a table cell (``verify slack --json`` keeps it whole)."""
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def markdown(slacks: Sequence[Slack], command: str, profile: Profile) -> str:
@@ -243,16 +253,18 @@ def markdown(slacks: Sequence[Slack], command: str, profile: Profile) -> str:
              "value for which every check that reads it still passes on these cases (bisection on "
              "exact rationals to 1% of the value), and the check that fails first beyond it. An "
              "exhibit: it measures room, it claims nothing.", "",
-             "| constant | value | direction | limit | x current | binds first (just beyond the limit) | probes | time |",
+             "| constant | value | direction | limit | x current | binds first (just beyond the limit) | probes | CPU / wall |",
              "|---|---|---|---|---|---|---|---|"]
     for s in slacks:
         if s.direction is None:
-            lines.append(f"| `{s.key}` | {s.value} | - | - | - | {s.note} | {s.probes} | {s.seconds:.0f} s |")
+            lines.append(f"| `{s.key}` | {s.value} | - | - | - | {s.note} | {s.probes} | {_cost(s)} |")
             continue
         check, case, detail = s.binding
         lines.append(f"| `{s.key}` | {s.value} | {s.direction} | {s.limit} (~{float(s.limit):.4g}) | "
-                     f"x{s.factor:.3g} | `{check}` at {case}: {detail.replace('|', '/')} | {s.probes} | "
-                     f"{s.seconds:.0f} s |")
-    total = sum(s.seconds for s in slacks)
-    lines += ["", f"Total: {sum(s.probes for s in slacks)} probes, {total:.0f} s of one core.", ""]
+                     f"x{s.factor:.3g} | `{check}` at {case}: {_cut(detail).replace('|', '/')} | {s.probes} | "
+                     f"{_cost(s)} |")
+    cpu, wall = sum(s.cpu for s in slacks), sum(s.seconds for s in slacks)
+    lines += ["", f"Cost: {sum(s.probes for s in slacks)} probes (each judges every case of the reading "
+              f"checks, or stops at the first failure), {cpu:.0f} CPU seconds in one process "
+              f"({wall:.0f} s wall-clock on the machine that made it).", ""]
     return "\n".join(lines)
