@@ -220,8 +220,9 @@ def line(s: Slack) -> str:
     if s.direction is None:
         return f"{head}: {s.note} ({s.probes} probes, {s.seconds:.0f} s)"
     check, case, detail = s.binding
-    text = (f"{head}: {s.direction} passing value {s.limit} (~{float(s.limit):.4g}, x{s.factor:.3g} of "
-            f"the current); first to fail, at {s.failing} (~{float(s.failing):.4g}): {check} at {case}: "
+    room = "the current value: no room" if s.limit == s.value else f"x{s.factor:.3g} of the current"
+    text = (f"{head}: {s.direction} passing value {s.limit} (~{float(s.limit):.4g}, {room}); first to "
+            f"fail, at {s.failing} (~{float(s.failing):.4g}): {check} at {case}: "
             f"{detail} ({s.probes} probes, {s.seconds:.0f} s)")
     if s.left_out:
         text += f"; {s.left_out} cases already failing at the current value left out"
