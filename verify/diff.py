@@ -2,9 +2,10 @@
 
 Checks whose status changed (new failures first), checks whose worst margin moved by more than a
 factor, cases added or lost, constants changed.  Checks of OLD missing from NEW (a run of only the
-affected checks, ``verify all --affected-by``) are counted as not rerun, not as changes.  A *regression* is a check that passed in OLD and
-fails (FAIL, or a documented discrepancy), is undecided or is incomplete in NEW; ``verify diff``
-exits 1 on any.  Reports of different profiles are not comparable (their cases differ): exit 2.
+affected checks, ``verify all --affected-by``) are counted as not rerun, not as changes.  A
+*regression* is a check that passed in OLD and fails (FAIL, or a documented discrepancy), is
+undecided or is incomplete in NEW; ``verify diff`` exits 1 on any.  Reports of different profiles
+are not comparable (their cases differ): exit 2.
 """
 from __future__ import annotations
 

@@ -254,7 +254,8 @@ def markdown(slacks: Sequence[Slack], command: str, profile: Profile) -> str:
              "value for which every check that reads it still passes on these cases (bisection on "
              "exact rationals to 1% of the value), and the check that fails first beyond it. An "
              "exhibit: it measures room, it claims nothing.", "",
-             "| constant | value | direction | limit | x current | binds first (just beyond the limit) | probes | CPU / wall |",
+             "| constant | value | direction | limit | x current | binds first (just beyond the limit) "
+             "| probes | CPU / wall |",
              "|---|---|---|---|---|---|---|---|"]
     for s in slacks:
         if s.direction is None:
