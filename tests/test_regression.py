@@ -370,3 +370,19 @@ def test_affected_by_diff_with_a_non_rational_value_is_one_line_exit_2(capsys, t
     assert code == 2 and err.strip() == "verify: error: thm1.c3: not an exact number: 'abc'"
     code, _, err = run_cli(capsys, "slack", "cor1.repetitions")  # 0 has no doubling: needs a bracket
     assert code == 2 and "cor1.repetitions is 0: give a bracket with --lo and --hi" in err
+
+
+def test_the_ci_recipe_uses_commands_that_parse():
+    """Every `verify ...` line of examples/constants-regression.yml is a valid command line."""
+    import re
+    import shlex
+
+    from verify.cli import build_parser
+
+    text = open("examples/constants-regression.yml").read().replace("\\\n", " ")
+    commands = [m.group(1) for m in re.finditer(r"^[\s#]*(verify \S.*)$", text, re.M)]
+    assert len(commands) >= 3
+    for command in commands:
+        argv = shlex.split(re.split(r"\s(?:\|\||>)", command)[0])[1:]
+        build_parser().parse_args(argv)  # raises on an unknown flag
+    assert any("--affected-by-diff" in c for c in commands) and any(c.startswith("verify diff") for c in commands)
