@@ -316,6 +316,7 @@ def test_diff_of_the_committed_baseline_with_itself_is_empty():
 @pytest.mark.parametrize("argv,needle", [
     (["explain", "thm1.c4"], "unknown constant 'thm1.c4'; did you mean 'thm1.c3'?"),
     (["all", "--affected-by", "nope"], "unknown constant 'nope'"),
+    (["all", "--affected-by", ","], "--affected-by expects KEY[,KEY], got no key"),
     (["slack", "nope"], "unknown constant 'nope'"),
     (["slack", "thm1.c3", "--lo", "abc", "--hi", "1"], "--lo: not an exact number: 'abc'"),
     (["slack", "thm1.c3", "--lo", "1"], "--lo and --hi go together"),

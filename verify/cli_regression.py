@@ -57,6 +57,8 @@ def affected_ids(args: argparse.Namespace, consts: Mapping[str, constants_mod.Co
         raise deps.DependencyError("give --affected-by or --affected-by-diff, not both")
     if args.affected_by:
         keys = deps.check_keys([k.strip() for k in args.affected_by.split(",") if k.strip()], consts)
+        if not keys:
+            raise deps.DependencyError("--affected-by expects KEY[,KEY], got no key")
     else:
         keys = deps.changed_keys(constants_mod.load(Path(args.affected_by_diff)), consts)
     if not keys:
