@@ -77,6 +77,8 @@ class Outcome:
     margin_kind: str = "ratio"
     values: Mapping[str, float | str] = field(default_factory=dict)  # measured quantities, by name
     vacuous: bool = False  # the claim's target is <= 0 at this case: nothing was tested
+    # the constants the verdict read (recorded by the runner, see constants.Tracked); not compared
+    reads: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def counted(self) -> bool:

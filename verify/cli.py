@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 
+from . import cli_regression
 from . import constants as constants_mod
 from . import executors, memo, provenance, report, runner
 from .checks import Profile
@@ -210,8 +211,8 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
     path = report_path(args, ids, profile)
     if path is not None:
         command = "verify all" if ids is None else f"verify check {' '.join(ids)}"
-        path.write_text(report.markdown(reports, results, consts, profile, command,
-                                        _see_also(path, profile), prov))
+        see_also = _see_also(path, profile) + cli_regression.slack_link(path, REPORT_PATH)
+        path.write_text(report.markdown(reports, results, consts, profile, command, see_also, prov))
         console.print(f"wrote {path}")
     return report.exit_code(reports)
 
@@ -272,7 +273,10 @@ def _check_paths(args: argparse.Namespace) -> None:
 
 def _cmd_all(args: argparse.Namespace, console: Console) -> int:
     _check_paths(args)
-    return _run_checks(args, console, None, {})
+    ids = cli_regression.affected_ids(args, _load_constants(args))
+    if ids == []:
+        return 0
+    return _run_checks(args, console, ids, {})
 
 
 def _cmd_check(args: argparse.Namespace, console: Console) -> int:
@@ -401,6 +405,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_options(al)
     al.add_argument("--output", metavar="PATH", help="where to write the markdown report "
                     "(default: REPORT.md in the current folder, default profile only)")
+    cli_regression.add_affected_options(al)
     al.set_defaults(handler=_cmd_all)
 
     ch = _command(sub, "check", "run the checks of one result or one check, on chosen d and eps "
@@ -429,6 +434,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--set", action="append", metavar="KEY=VALUE")
     pl.add_argument("--json", action="store_true", help="print one JSON object")
     pl.set_defaults(handler=_cmd_plan)
+    cli_regression.add_parsers(sub, lambda fn: lambda args, console: fn(args, console, _load_constants),
+                               d_range, eps_list)
     return parser
 
 

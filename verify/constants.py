@@ -19,7 +19,7 @@ from fractions import Fraction
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 CHECKOUT_ROOT = Path(__file__).resolve().parent.parent
 CHECKOUT_FILE = CHECKOUT_ROOT / "proofs" / "constants.toml"  # the file users edit in a checkout
@@ -130,3 +130,33 @@ def with_overrides(base: Mapping[str, Constant], settings: Iterable[str]) -> dic
 def values(constants: Mapping[str, Constant]) -> dict[str, Fraction]:
     """The plain key -> value mapping the checks consume."""
     return {key: c.value for key, c in constants.items()}
+
+
+class Tracked(Mapping[str, Fraction]):
+    """A read-only view of the constants that records every key looked up (``reads``): what a
+    check depends on is what it reads while it runs, not what anyone declares.  ``get`` and
+    ``in`` go through ``__getitem__`` and are recorded too; iterating (``dict(view)``) records
+    every key, so a bulk copy over-approximates rather than hides a dependency."""
+
+    def __init__(self, values: Mapping[str, Fraction]) -> None:
+        self._values = values
+        self.reads: set[str] = set()
+
+    def __getitem__(self, key: str) -> Fraction:
+        self.reads.add(key)
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        self.reads.update(self._values)
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def untracked(self) -> Mapping[str, Fraction]:
+        """The constants themselves (reading them records nothing: for cache keys)."""
+        return self._values
+
+    def record(self, keys: Iterable[str]) -> None:
+        """Record reads made elsewhere (an outcome taken from a store carries its own reads)."""
+        self.reads.update(keys)

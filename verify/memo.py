@@ -23,11 +23,12 @@ import json
 import os
 import tempfile
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 
 from .checks import Case, Check, Constants, Outcome
+from .constants import Tracked
 from .journal import code_fingerprint, outcome_from_record, outcome_record
 
 T = TypeVar("T")
@@ -66,14 +67,20 @@ _ACTIVE: contextvars.ContextVar[OutcomeStore | None] = contextvars.ContextVar("v
 
 
 def judge(check: Check, case: Case, constants: Constants) -> Outcome:
-    """``check.judge(case, constants)``, read from the active store when it holds the case, and
-    stored there when computed."""
+    """``check.judge(case, constants)`` through a :class:`Tracked` view, so the outcome carries
+    the constants it read (``Outcome.reads``); read from the active store when it holds the case,
+    and stored there when computed.  When ``constants`` is itself a tracked view (a check judging
+    another check's case), the reads of the inner outcome are recorded on it as well."""
     store = _ACTIVE.get()
-    if store is not None and (known := store.get(check.id, case, constants)) is not None:
-        return known
-    outcome = check.judge(case, constants)
-    if store is not None:
-        store.put(check.id, case, constants, outcome)
+    plain = constants.untracked() if isinstance(constants, Tracked) else constants
+    outcome = store.get(check.id, case, plain) if store is not None else None
+    if outcome is None:
+        view = Tracked(plain)
+        outcome = replace(check.judge(case, view), reads=tuple(sorted(view.reads)))
+        if store is not None:
+            store.put(check.id, case, plain, outcome)
+    if isinstance(constants, Tracked):
+        constants.record(outcome.reads)
     return outcome
 
 

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from .checks import Exhibit, Outcome, Profile, Result, legend
 from .constants import Constant
+from .dependencies import compact, used_by
 from .runner import CheckReport
 
 
@@ -311,10 +312,11 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
         lines.append("")
     lines.append("## Constants")
     lines.append("")
-    lines.append("| key | value | meaning | source |")
-    lines.append("|---|---|---|---|")
+    lines.append("| key | value | meaning | source | used by (checks that read it in this run) |")
+    lines.append("|---|---|---|---|---|")
+    readers = used_by(reports)
     for key, c in sorted(constants.items()):
-        lines.append(f"| `{key}` | {c.text} | {c.meaning} | {c.source} |")
+        lines.append(f"| `{key}` | {c.text} | {c.meaning} | {c.source} | {compact(readers.get(key, [])) or '-'} |")
     lines.append("")
     if provenance:
         lines.extend(provenance_markdown(provenance))
@@ -339,6 +341,7 @@ def json_report(reports: Sequence[CheckReport], results: Sequence[Result],
                             "detail": o.detail,
                             "values": {k: _json_number(v) for k, v in o.values.items()}}
                            for o in rep.outcomes]
+        row["reads"] = sorted(rep.reads)  # the constants the check read (see verify explain)
     pending = [r for r in results if not r.checked]
     return json.dumps({
         "profile": profile.value,

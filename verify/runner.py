@@ -9,6 +9,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from . import executors, memo
 from .checks import Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile, Result
+from .constants import Tracked
 from .journal import Journal
 from .results import REGISTRY
 
@@ -21,6 +22,12 @@ class CheckReport:
     seconds: float = 0.0
     expected: int | None = None  # cases in the check's range (None: every case was judged)
     params: dict[str, Mapping[str, object]] = field(default_factory=dict)  # case label -> params
+    case_reads: frozenset[str] = frozenset()  # constants read while listing the cases
+
+    @property
+    def reads(self) -> frozenset[str]:
+        """Every constant this check read: while listing its cases and judging each of them."""
+        return self.case_reads.union(*(o.reads for o in self.outcomes))
 
     @property
     def discrepancy(self) -> Discrepancy | None:
@@ -110,6 +117,13 @@ class CheckReport:
         return min(self.outcomes, key=key, default=None)
 
 
+def list_cases(check: Check, profile: Profile, constants: Constants,
+               options: Mapping[str, object]) -> tuple[Sequence[Case], frozenset[str]]:
+    """The check's cases and the constants read while listing them."""
+    view = Tracked(constants)
+    return check.cases(profile, view, options), frozenset(view.reads)
+
+
 def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, str, Outcome, float]]:
     """Judge several checks of one result on one case in one process, so that work they share
     (a training plan, a moment set) is computed once and reused through the engine's caches."""
@@ -159,8 +173,8 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
         for check in result.checks:
             if check_ids and check.id not in check_ids and result.id not in check_ids:
                 continue
-            reports[check.id] = CheckReport(result, check)
-            cases = check.cases(profile, constants, options)
+            cases, case_reads = list_cases(check, profile, constants, options)
+            reports[check.id] = CheckReport(result, check, case_reads=case_reads)
             reports[check.id].expected = len(cases)
             for index, case in enumerate(cases):
                 order[(check.id, case.label)] = index

@@ -22,6 +22,7 @@ probability does not depend on s; s = 0 is used.
 from __future__ import annotations
 
 import math
+from collections import ChainMap
 from fractions import Fraction
 from typing import Mapping, Sequence
 
@@ -124,7 +125,7 @@ def plan_for(d: int, eps: float, constants: Constants, C=None, n1_factor=None, n
     """The corollary's plan; C overrides cor1.C (for eta2, N1, N3 together); n1_factor /
     n3_factor override only N1 = ceil(f d ln d) / N3 = ceil(f ln d/eps); ``eta1`` picks eta1
     (thm2.ETA1_CHOICES) and ``above`` multiplies eta2, T, N1 and N3 over their minima."""
-    consts = dict(constants)
+    consts = ChainMap({}, constants)  # an overlay, not a copy: reads of constants stay recorded
     if C is not None:
         consts["cor1.C"] = Fraction(C)
     Cv = consts["cor1.C"]
