@@ -49,7 +49,7 @@ def test_tracked_records_lookups_and_a_bulk_copy_reads_everything():
 def test_each_outcome_carries_what_its_judge_read():
     reports = {r.check.id: r for r in quick(CHEAP)}
     assert reports["thm2.T_chain"].reads == {"thm2.T_factor"}
-    assert reports["thm2.hypotheses"].reads == {"thm2.C", "thm2.T_factor", "thm2.eta1_scale"}
+    assert reports["thm2.hypotheses"].reads == {"thm2.T_factor", "thm2.eta1_scale"}
     assert reports["prop1.long_words"].reads == frozenset()
     assert all(o.reads == ("thm1.c3",) for o in reports["thm1.rho_bound"].outcomes)
 

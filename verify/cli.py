@@ -434,7 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--set", action="append", metavar="KEY=VALUE")
     pl.add_argument("--json", action="store_true", help="print one JSON object")
     pl.set_defaults(handler=_cmd_plan)
-    cli_regression.add_parsers(sub, lambda fn: lambda args, console: fn(args, console, _load_constants),
+    cli_regression.add_parsers(sub, _command, lambda fn: lambda args, console: fn(args, console, _load_constants),
                                d_range, eps_list)
     return parser
 

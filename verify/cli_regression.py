@@ -213,18 +213,21 @@ def add_affected_options(p: argparse.ArgumentParser) -> None:
                         "OLD.toml and the constants of this run")
 
 
-def add_parsers(sub, handler: Callable, d_range: Callable, eps_list: Callable) -> None:
-    """Register explain, deps, slack and diff; ``handler(fn)`` adapts a command function."""
-    ex = sub.add_parser("explain", help="a constant's value, meaning, source, and the checks and "
-                        "proof steps that read it (verify explain thm1.c3)")
+def add_parsers(sub, command: Callable, handler: Callable, d_range: Callable,
+                eps_list: Callable) -> None:
+    """Register explain, deps, slack and diff; ``command(sub, name, purpose, example)`` makes a
+    subcommand (its help says what it is for, with an example); ``handler(fn)`` adapts a
+    command function."""
+    ex = command(sub, "explain", "a constant's value, meaning, source, and the checks and proof "
+                 "steps that read it", "verify explain thm1.c3")
     ex.add_argument("key")
     ex.add_argument("--constants", metavar="FILE")
     ex.add_argument("--set", action="append", metavar="KEY=VALUE")
     ex.add_argument("--json", action="store_true", help="print one JSON object")
     ex.set_defaults(handler=handler(cmd_explain))
 
-    de = sub.add_parser("deps", help="record which checks read which constants (a quick-profile "
-                        "run) and compare with verify/dependency_map.json, or --write it")
+    de = command(sub, "deps", "record which checks read which constants (a quick-profile run) "
+                 "and compare with verify/dependency_map.json, or --write it", "verify deps")
     de.add_argument("--from", dest="source", metavar="REPORT.json",
                     help="take the reads from a `verify all --json` report instead of running")
     de.add_argument("--write", action="store_true", help="write verify/dependency_map.json")
@@ -233,8 +236,8 @@ def add_parsers(sub, handler: Callable, d_range: Callable, eps_list: Callable) -
                     "for verify diff)")
     de.set_defaults(handler=handler(cmd_deps))
 
-    sl = sub.add_parser("slack", help="the largest (or smallest) value of a constant for which "
-                        "every check reading it still passes (verify slack thm1.c3 --d 9)")
+    sl = command(sub, "slack", "the largest (or smallest) value of a constant for which every "
+                 "check reading it still passes", "verify slack thm1.c3 --d 9")
     sl.add_argument("key", nargs="?")
     sl.add_argument("--all", action="store_true", help="every measured constant: " + ", ".join(slack_mod.MEASURED))
     sl.add_argument("--d", type=d_range, help="values of d: N, A-B or a comma list")
@@ -251,8 +254,8 @@ def add_parsers(sub, handler: Callable, d_range: Callable, eps_list: Callable) -
     sl.add_argument("--json", metavar="PATH", help="write the slacks as JSON")
     sl.set_defaults(handler=handler(cmd_slack))
 
-    di = sub.add_parser("diff", help="what changed between two JSON reports; exit 1 on a check "
-                        "that went from pass to fail or undecided (verify diff old.json new.json)")
+    di = command(sub, "diff", "what changed between two JSON reports; exit 1 on a check that "
+                 "went from pass to fail or undecided", "verify diff old.json new.json")
     di.add_argument("old")
     di.add_argument("new")
     di.add_argument("--factor", type=float, default=diff_mod.DEFAULT_FACTOR,
