@@ -125,9 +125,9 @@ def _low_floors(mp):  # the failing plans' floors reported at 1e-3 (below eps = 
     from verify.results import contrast
     right = contrast.dedicated
 
-    def wrong(module, check_id, profile, constants, options, keep=lambda p: True):
+    def wrong(check_id, profile, constants, options, keep=lambda c: True):
         if check_id == "thm2.final":
-            return right(module, check_id, profile, constants, options, keep)
+            return right(check_id, profile, constants, options, keep)
         return [Outcome("x", True, 1.0, Evidence.SEARCH, "", values={"floor": 1e-3})]
     mp.setattr(contrast, "dedicated", wrong)
 

@@ -15,7 +15,6 @@ RESULTS_MAY_IMPORT = ("verify.checks", "verify.results.common", "verify.engine",
 REGISTRY_NAMES = {"REGISTRY", "by_id"}
 # known departures, each a strict xfail so that fixing one turns its test red until removed here
 KNOWN = {
-    "contrast": "imports prop2, prop3, prop4, thm1, thm2 directly instead of through by_id",
     "cor1": "imports thm2 and cor1_samples (the shared plan belongs in the engine or common)",
     "cor1_samples": "imports thm2 (the shared plan belongs in the engine or common)",
 }

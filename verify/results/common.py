@@ -11,6 +11,7 @@ import sympy as sp
 from ..checks import Case, Evidence, Outcome, Profile
 from ..engine.estimate import ErrorKind, Estimate
 from ..engine.precision import to_mpf
+from ..memo import judge as judge_once  # noqa: F401  (re-exported: a check reading another's outcome)
 
 
 def log_grid(lo: float, hi: float, n: int, integer: bool = False) -> list:
@@ -28,7 +29,12 @@ def grid(profile: Profile, options: Mapping[str, object], d_by_profile: Mapping[
     """All (d, eps) pairs for the profile; ``options`` may replace either axis."""
     ds = options.get("d") or d_by_profile[profile]
     epss = options.get("eps") or eps_by_profile[profile]
-    return [Case(f"d={d}, eps={e:g}", {"d": int(d), "eps": float(e)}) for d in ds for e in epss]
+    return [Case(grid_label(d, e), {"d": int(d), "eps": float(e)}) for d in ds for e in epss]
+
+
+def grid_label(d: int, eps: float) -> str:
+    """The label of the grid's (d, eps) case (a check's plain case at that point)."""
+    return f"d={int(d)}, eps={float(eps):g}"
 
 
 ERROR_WORDS = {ErrorKind.ESTIMATED: "error estimate", ErrorKind.PROVEN: "proven error bound",

@@ -19,27 +19,30 @@ import math
 from typing import Mapping
 
 from ..checks import Case, Check, Constants, Evidence, Exhibit, Outcome, Profile, Result
-from . import prop2, prop3, prop4, thm1, thm2
+from .common import grid_label, judge_once
 
 D_GRID = {Profile.QUICK: [9], Profile.DEFAULT: [9, 16], Profile.FULL: [9, 16, 25, 49]}
 MIN_D = 9  # Theorem 1's range
 
 # (values key, the dedicated check, the plan it rules out)
 FLOORS = (
-    ("attention_only", prop2, "prop2.floor", "attention only"),
-    ("output_only", prop3, "prop3.floor", "output only"),
-    ("heads", prop4, "prop4.floor", "H <= sqrt(d) fixed heads"),
-    ("attention_first", thm1, "thm1.floor", "attention first"),
+    ("attention_only", "prop2.floor", "attention only"),
+    ("output_only", "prop3.floor", "output only"),
+    ("heads", "prop4.floor", "H <= sqrt(d) fixed heads"),
+    ("attention_first", "thm1.floor", "attention first"),
 )
 
 
-def dedicated(module, check_id: str, profile: Profile, constants: Constants,
-              options: Mapping[str, object], keep=lambda params: True) -> list[Outcome]:
-    """The outcomes of a result's own check on the cases it builds for ``options`` (those whose
-    params ``keep`` accepts)."""
-    check = next(c for c in module.RESULT.checks if c.id == check_id)
-    return [check.judge(case, constants) for case in check.cases(profile, constants, options)
-            if keep(case.params)]
+def dedicated(check_id: str, profile: Profile, constants: Constants,
+              options: Mapping[str, object], keep=lambda case: True) -> list[Outcome]:
+    """The outcomes of a result's own check (found through the registry) on the cases it builds
+    for ``options`` (those ``keep`` accepts), taken from the run's outcome store when that check
+    has already judged them (:func:`verify.memo.judge`)."""
+    from . import by_id  # the registry (this module is part of it: imported when first needed)
+
+    check = next(c for c in by_id(check_id.split(".")[0]).checks if c.id == check_id)
+    return [judge_once(check, case, constants) for case in check.cases(profile, constants, options)
+            if keep(case)]
 
 
 def _eps(constants: Constants) -> float:
@@ -56,13 +59,13 @@ def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Cas
 def _judge(case: Case, constants: Constants) -> Outcome:
     d, eps = case.params["d"], case.params["eps"]
     profile = Profile(case.params["profile"])
-    (plan,) = dedicated(thm2, "thm2.final", profile, constants, {"d": [d], "eps": [eps]},
-                        thm2.boundary)  # the theorem's schedule at its boundary
+    (plan,) = dedicated("thm2.final", profile, constants, {"d": [d], "eps": [eps]},
+                        lambda c: c.label == grid_label(d, eps))  # the schedule at its boundary
     risk = plan.values["loss"]
     values: dict[str, float | str] = {"d": d, "eps": eps, "three_phase": risk}
     floors, parts = {}, []
-    for key, module, check_id, name in FLOORS:
-        outs = dedicated(module, check_id, profile, constants, {"d": [d]})
+    for key, check_id, name in FLOORS:
+        outs = dedicated(check_id, profile, constants, {"d": [d]})
         worst = min(outs, key=lambda o: o.values["floor"])
         floors[key] = values[key] = worst.values["floor"]
         where = ""
