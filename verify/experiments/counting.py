@@ -1,0 +1,119 @@
+"""Occurrence, OR and AND (Section 5, tasks (i)-(iii)): words from rho as count vectors.
+
+Words are drawn by :meth:`verify.engine.distribution.WordDistribution.sample_counts` (O(d) per word
+of any length).  Targets are ``n_targets`` distinct symbols drawn per seed (unknown to the learner):
+occurrence = one target; OR = positive if at least one of two targets occurs; AND = both occur.
+
+Models (notes/math.md section 1):
+
+* model (1), one head, fixed bias -1: f = beta . gamma(alpha) - 1; loss and gradient are
+  :func:`verify.engine.model.empirical_risk_and_grad`;
+* model (2), H heads with a trainable bias b (AND): f = sum_h B_h . gamma^(h) + b, with
+  dR/dB_h = mean(e gamma^(h)), dR/db = mean(e),
+  dR/dalpha^(h)_l = mean(e gamma^(h)_l (B_{h,l} - B_h . gamma^(h))),  e = f - y.
+
+Squared loss l = (f - y)^2 / 2; accuracy = P(sign f = y) with f > 0 read as +1.
+Gaps (ours): output gap = mean of the output weights on the targets minus their mean on the
+other symbols; attention gap the same for the logits.  For H heads, the head with the largest
+attention gap gives both (the head that learned to attend).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from ..engine import model
+from ..engine.distribution import WordDistribution
+from .base import Params, Problem, contrast, gaussian
+
+
+@dataclass(frozen=True)
+class Words:
+    counts: np.ndarray  # (N, d) float64
+    y: np.ndarray  # (N,) in {-1, +1}
+
+
+def _labels(counts: np.ndarray, targets: tuple[int, ...], rule: str) -> np.ndarray:
+    present = counts[:, list(targets)] >= 1
+    hit = present.all(axis=1) if rule == "all" else present.any(axis=1)
+    return np.where(hit, 1.0, -1.0)
+
+
+@dataclass(frozen=True)
+class CountingTask:
+    """Occurrence (n_targets = 1, rule any), OR (2, any) or AND (2, all, H heads)."""
+
+    name: str
+    n_targets: int
+    rule: str  # "any" or "all"
+    heads: int  # 1: model (1); H > 1: model (2) with a trainable bias
+    metric: str = "accuracy"
+
+    @property
+    def groups(self) -> Mapping[str, tuple[str, ...]]:
+        if self.heads == 1:
+            return {"attention": ("alpha",), "output": ("beta",)}
+        return {"attention": ("alpha",), "output": ("B", "bias")}
+
+    def size(self, cfg: Mapping) -> int:
+        return int(cfg["d"])
+
+    def sample(self, cfg: Mapping, rngs: tuple[np.random.Generator, ...]) -> Problem:
+        d = int(cfg["d"])
+        r_train, r_test, r_task = rngs
+        targets = tuple(int(t) for t in r_task.choice(d, size=self.n_targets, replace=False))
+        dist = WordDistribution(d)
+        data = []
+        for rng, n in ((r_train, cfg["train"]), (r_test, cfg["test"])):
+            counts = dist.sample_counts(rng, int(n)).astype(np.float64)
+            data.append(Words(counts, _labels(counts, targets, self.rule)))
+        return Problem(data[0], data[1], {"targets": targets, "d": d})
+
+    def init(self, problem: Problem, rng: np.random.Generator, zero: bool, cfg: Mapping) -> Params:
+        d, std = problem.info["d"], float(cfg["init_std"])
+        if self.heads == 1:
+            return {"alpha": gaussian(rng, d, std, zero), "beta": gaussian(rng, d, std, zero)}
+        shape = (self.heads, d)
+        return {"alpha": gaussian(rng, shape, std, zero), "B": gaussian(rng, shape, std, zero),
+                "bias": gaussian(rng, (), std, zero)}
+
+    def predict(self, params: Params, data: Words) -> np.ndarray:
+        if self.heads == 1:
+            return model.predict(data.counts, params["alpha"], params["beta"])
+        return model.predict_heads(data.counts, params["alpha"], params["B"], float(params["bias"]))
+
+    def loss(self, params: Params, data: Words) -> float:
+        return float(np.mean(model.squared_loss(self.predict(params, data), data.y)))
+
+    def loss_grad(self, params: Params, data: Words) -> tuple[float, Params]:
+        if self.heads == 1:
+            risk, g_alpha, g_beta = model.empirical_risk_and_grad(
+                data.counts, data.y, params["alpha"], params["beta"])
+            return risk, {"alpha": g_alpha, "beta": g_beta}
+        gamma = model.attention_heads(data.counts, params["alpha"])  # (N, H, d)
+        head_out = np.einsum("nhd,hd->nh", gamma, params["B"])
+        err = head_out.sum(axis=1) + float(params["bias"]) - data.y
+        n = err.shape[0]
+        g_B = np.einsum("n,nhd->hd", err, gamma) / n
+        g_alpha = np.einsum("n,nhd->hd", err,
+                            gamma * (params["B"][None] - head_out[:, :, None])) / n
+        risk = float(np.mean(0.5 * err * err))
+        return risk, {"alpha": g_alpha, "B": g_B, "bias": np.asarray(err.mean())}
+
+    def evaluate(self, params: Params, data: Words) -> float:
+        return float(np.mean(np.where(self.predict(params, data) > 0, 1.0, -1.0) == data.y))
+
+    def gaps(self, params: Params, problem: Problem) -> tuple[float, float]:
+        targets = problem.info["targets"]
+        if self.heads == 1:
+            return contrast(params["beta"], targets), contrast(params["alpha"], targets)
+        att = [contrast(a, targets) for a in params["alpha"]]
+        h = int(np.argmax(att))
+        return contrast(params["B"][h], targets), att[h]
+
+
+OCCURRENCE = CountingTask("occurrence", 1, "any", 1)
+OR = CountingTask("or", 2, "any", 1)
+AND = CountingTask("and", 2, "all", 4)
