@@ -33,7 +33,7 @@ class Rate:
 
 def gaussian(rng: np.random.Generator, shape, std: float, zero: bool) -> np.ndarray:
     """Initial parameters: N(0, std^2) entries, or zeros for the fixed initialisation."""
-    return np.zeros(shape) if zero else std * rng.standard_normal(shape)
+    return np.zeros(shape) if zero else np.asarray(std * rng.standard_normal(shape))
 
 
 def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:

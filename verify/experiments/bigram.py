@@ -103,14 +103,28 @@ class BigramTask:
         logp = self._forward(params, data)[3]
         return float(-np.mean(logp[np.arange(logp.shape[0]), data.target]))
 
-    def loss_grad(self, params: Params, data: Queries) -> tuple[float, Params]:
-        gamma, P, _, logp = self._forward(params, data)
-        n, V = logp.shape
+    def readout(self, params: Params, data: Queries) -> np.ndarray:
+        """P = sum_l gamma_l e_{z_l}: what an output-only phase keeps fixed."""
+        return self._forward(params, data)[1]
+
+    def _output(self, params: Params, data: Queries, P: np.ndarray):
+        logits = P @ params["WO"].T
+        logp = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
+        n = logp.shape[0]
         rows = np.arange(n)
         loss = float(-np.mean(logp[rows, data.target]))
         G = np.exp(logp)
         G[rows, data.target] -= 1.0
-        G /= n
+        return loss, G / n
+
+    def output_loss_grad(self, params: Params, data: Queries, P: np.ndarray) -> tuple[float, Params]:
+        loss, G = self._output(params, data, P)
+        return loss, {"WO": G.T @ P}
+
+    def loss_grad(self, params: Params, data: Queries) -> tuple[float, Params]:
+        gamma, P, _, _ = self._forward(params, data)
+        loss, G = self._output(params, data, P)
+        V = P.shape[1]
         h = np.take_along_axis(G @ params["WO"], data.value, axis=1)  # (N, T)
         ds = gamma * (h - (gamma * h).sum(axis=1, keepdims=True))
         flat = (data.key * V + data.query[:, None]).ravel()

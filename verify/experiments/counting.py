@@ -6,8 +6,9 @@ occurrence = one target; OR = positive if at least one of two targets occurs; AN
 
 Models (notes/math.md section 1):
 
-* model (1), one head, fixed bias -1: f = beta . gamma(alpha) - 1; loss and gradient are
-  :func:`verify.engine.model.empirical_risk_and_grad`;
+* model (1), one head, fixed bias -1: f = beta . gamma(alpha) - 1, with
+  dR/dbeta = mean(e gamma), dR/dalpha_l = mean(e gamma_l (beta_l - (f + 1))) (the formulas of
+  :func:`verify.engine.model.empirical_risk_and_grad`, which the tests use as a second route);
 * model (2), H heads with a trainable bias b (AND): f = sum_h B_h . gamma^(h) + b, with
   dR/dB_h = mean(e gamma^(h)), dR/db = mean(e),
   dR/dalpha^(h)_l = mean(e gamma^(h)_l (B_{h,l} - B_h . gamma^(h))),  e = f - y.
@@ -24,7 +25,6 @@ from typing import Mapping
 
 import numpy as np
 
-from ..engine import model
 from ..engine.distribution import WordDistribution
 from .base import Params, Problem, contrast, gaussian
 
@@ -33,6 +33,23 @@ from .base import Params, Problem, contrast, gaussian
 class Words:
     counts: np.ndarray  # (N, d) float64
     y: np.ndarray  # (N,) in {-1, +1}
+    log_counts: np.ndarray  # (N, d): ln C, -inf where a symbol is absent
+
+
+def words(counts: np.ndarray, y: np.ndarray) -> Words:
+    with np.errstate(divide="ignore"):
+        return Words(counts, y, np.log(counts))
+
+
+def attention(data: Words, alpha: np.ndarray) -> np.ndarray:
+    """gamma_i = C_i e^alpha_i / sum_j C_j e^alpha_j as softmax(ln C + alpha): alpha (d,) gives
+    (N, d), alpha (H, d) gives (N, H, d).  The same numbers as
+    :func:`verify.engine.model.attention` (the tests compare them), without its input checks,
+    which would cost a pass over the data at every step."""
+    logits = data.log_counts + alpha if alpha.ndim == 1 else data.log_counts[:, None, :] + alpha
+    logits = logits - logits.max(axis=-1, keepdims=True)
+    w = np.exp(logits)
+    return w / w.sum(axis=-1, keepdims=True)
 
 
 def _labels(counts: np.ndarray, targets: tuple[int, ...], rule: str) -> np.ndarray:
@@ -68,7 +85,7 @@ class CountingTask:
         data = []
         for rng, n in ((r_train, cfg["train"]), (r_test, cfg["test"])):
             counts = dist.sample_counts(rng, int(n)).astype(np.float64)
-            data.append(Words(counts, _labels(counts, targets, self.rule)))
+            data.append(words(counts, _labels(counts, targets, self.rule)))
         return Problem(data[0], data[1], {"targets": targets, "d": d})
 
     def init(self, problem: Problem, rng: np.random.Generator, zero: bool, cfg: Mapping) -> Params:
@@ -79,31 +96,44 @@ class CountingTask:
         return {"alpha": gaussian(rng, shape, std, zero), "B": gaussian(rng, shape, std, zero),
                 "bias": gaussian(rng, (), std, zero)}
 
-    def predict(self, params: Params, data: Words) -> np.ndarray:
+    def readout(self, params: Params, data: Words) -> np.ndarray:
+        """The attention at the current logits: what an output-only phase keeps fixed."""
+        return attention(data, params["alpha"])
+
+    def _predict(self, params: Params, gamma: np.ndarray) -> np.ndarray:
         if self.heads == 1:
-            return model.predict(data.counts, params["alpha"], params["beta"])
-        return model.predict_heads(data.counts, params["alpha"], params["B"], float(params["bias"]))
+            return gamma @ params["beta"] - 1.0
+        return np.einsum("nhd,hd->n", gamma, params["B"]) + float(params["bias"])
 
     def loss(self, params: Params, data: Words) -> float:
-        return float(np.mean(model.squared_loss(self.predict(params, data), data.y)))
+        err = self._predict(params, self.readout(params, data)) - data.y
+        return float(np.mean(0.5 * err * err))
+
+    def output_loss_grad(self, params: Params, data: Words, gamma: np.ndarray) -> tuple[float, Params]:
+        """Risk and output gradients at fixed attention gamma."""
+        err = self._predict(params, gamma) - data.y
+        n, risk = err.shape[0], float(np.mean(0.5 * err * err))
+        if self.heads == 1:
+            return risk, {"beta": err @ gamma / n}
+        return risk, {"B": np.einsum("n,nhd->hd", err, gamma) / n, "bias": np.asarray(err.mean())}
 
     def loss_grad(self, params: Params, data: Words) -> tuple[float, Params]:
-        if self.heads == 1:
-            risk, g_alpha, g_beta = model.empirical_risk_and_grad(
-                data.counts, data.y, params["alpha"], params["beta"])
-            return risk, {"alpha": g_alpha, "beta": g_beta}
-        gamma = model.attention_heads(data.counts, params["alpha"])  # (N, H, d)
-        head_out = np.einsum("nhd,hd->nh", gamma, params["B"])
-        err = head_out.sum(axis=1) + float(params["bias"]) - data.y
+        gamma = self.readout(params, data)
+        risk, grads = self.output_loss_grad(params, data, gamma)
+        err = self._predict(params, gamma) - data.y
         n = err.shape[0]
-        g_B = np.einsum("n,nhd->hd", err, gamma) / n
-        g_alpha = np.einsum("n,nhd->hd", err,
-                            gamma * (params["B"][None] - head_out[:, :, None])) / n
-        risk = float(np.mean(0.5 * err * err))
-        return risk, {"alpha": g_alpha, "B": g_B, "bias": np.asarray(err.mean())}
+        if self.heads == 1:
+            fp1 = err + 1.0 + data.y
+            grads["alpha"] = (err @ (gamma * params["beta"]) - (err * fp1) @ gamma) / n
+        else:
+            head_out = np.einsum("nhd,hd->nh", gamma, params["B"])
+            grads["alpha"] = np.einsum("n,nhd->hd", err,
+                                       gamma * (params["B"][None] - head_out[:, :, None])) / n
+        return risk, grads
 
     def evaluate(self, params: Params, data: Words) -> float:
-        return float(np.mean(np.where(self.predict(params, data) > 0, 1.0, -1.0) == data.y))
+        f = self._predict(params, self.readout(params, data))
+        return float(np.mean(np.where(f > 0, 1.0, -1.0) == data.y))
 
     def gaps(self, params: Params, problem: Problem) -> tuple[float, float]:
         targets = problem.info["targets"]

@@ -92,11 +92,24 @@ class EvenPairsTask:
         T = self._forward(params, data)[3]
         return float(data.weight @ np.logaddexp(0.0, -data.y * T))
 
-    def loss_grad(self, params: Params, data: Strings) -> tuple[float, Params]:
-        _, gamma, z, T = self._forward(params, data)
+    def readout(self, params: Params, data: Strings) -> np.ndarray:
+        """z = sum_l gamma_l x_l: what an output-only phase keeps fixed."""
+        return self._forward(params, data)[2]
+
+    def _output(self, params: Params, data: Strings, z: np.ndarray):
+        T = z @ params["u"]
         margin = data.y * T
         loss = float(data.weight @ np.logaddexp(0.0, -margin))
-        g = -data.weight * data.y * np.exp(-np.logaddexp(0.0, margin))  # sigmoid(-margin)
+        g = -data.weight * data.y * np.exp(-np.logaddexp(0.0, margin))  # dl/dT
+        return loss, g, T
+
+    def output_loss_grad(self, params: Params, data: Strings, z: np.ndarray) -> tuple[float, Params]:
+        loss, g, _ = self._output(params, data, z)
+        return loss, {"u": g @ z}
+
+    def loss_grad(self, params: Params, data: Strings) -> tuple[float, Params]:
+        _, gamma, z, _ = self._forward(params, data)
+        loss, g, T = self._output(params, data, z)
         value = data.X @ params["u"]  # (N, L): u . x_l
         ds = g[:, None] * gamma * (value - T[:, None])
         r = np.einsum("nl,nld->nd", ds, data.X)

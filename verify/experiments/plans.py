@@ -89,7 +89,8 @@ def checkpoints(phases: list[Phase]) -> set[int]:
 
 
 def train(task, problem, params: Params, phases: list[Phase]) -> tuple[Params, Trajectory, bool]:
-    """Full-batch GD through the phases.  Returns the final parameters, the trajectory and
+    """Full-batch GD through the phases (in an output-only phase the attention read-out is
+    computed once, the same numbers as recomputing it at every step).  Returns the final parameters, the trajectory and
     whether the run stayed finite (a diverged run stops at its first non-finite loss)."""
     marks = checkpoints(phases)
     traj = Trajectory([], [], [], [])
@@ -105,8 +106,14 @@ def train(task, problem, params: Params, phases: list[Phase]) -> tuple[Params, T
 
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         for phase in phases:
+            fixed = None
+            if set(phase.rates) == {"output"} and phase.steps > 1:
+                fixed = task.readout(params, problem.train)  # attention frozen: compute it once
             for _ in range(phase.steps):
-                loss, grads = task.loss_grad(params, problem.train)
+                if fixed is None:
+                    loss, grads = task.loss_grad(params, problem.train)
+                else:
+                    loss, grads = task.output_loss_grad(params, problem.train, fixed)
                 if not math.isfinite(loss):
                     return params, traj, False
                 if step in marks:

@@ -86,6 +86,14 @@ class SLRTask:
         f = self._forward(params, data)[2]
         return float(np.mean(0.5 * (f - data.y) ** 2))
 
+    def readout(self, params: Params, data: Sequences) -> np.ndarray:
+        """z = sum_l gamma_l x_l: what an output-only phase keeps fixed."""
+        return self._forward(params, data)[1]
+
+    def output_loss_grad(self, params: Params, data: Sequences, z: np.ndarray) -> tuple[float, Params]:
+        err = z @ params["v"] - data.y
+        return float(np.mean(0.5 * err * err)), {"v": err @ z / err.shape[0]}
+
     def loss_grad(self, params: Params, data: Sequences) -> tuple[float, Params]:
         gamma, z, f = self._forward(params, data)
         err = f - data.y
