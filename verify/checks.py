@@ -25,6 +25,8 @@ class Evidence(str, Enum):
     CERTIFIED = "certified"
     NUMERIC = "numeric"
     SEARCH = "search"
+    STATISTICAL = "statistical"  # a hypothesis test over seeded runs (issue 12)
+    EXHIBIT = "exhibit"  # a measured figure with no claim; never counted as a pass (issue 12)
 
 
 class Profile(str, Enum):

@@ -333,6 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--set", action="append", metavar="KEY=VALUE")
     pl.add_argument("--json", action="store_true")
     pl.set_defaults(handler=_cmd_plan)
+
+    from .experiments.command import add_parser as add_experiments  # Section 5 (issue 15)
+    add_experiments(sub)
     return parser
 
 

@@ -32,7 +32,7 @@ LABELS = {
     "O1-A1-O-zero": "O(1x)→A(1x)→O, zero init",
     "O1-A1": "O(1x)→A(1x)",
 }
-CHECKPOINTS = 100  # trajectory points kept per run (plus every phase boundary)
+CHECKPOINTS = 100  # trajectory points kept per run, linear and log-spaced, plus phase boundaries
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,7 @@ class Trajectory:
 def checkpoints(phases: list[Phase]) -> set[int]:
     total = sum(p.steps for p in phases)
     marks = {int(round(x)) for x in np.linspace(0, total, CHECKPOINTS + 1)}
+    marks |= {int(x) for x in np.geomspace(1, max(total, 1), CHECKPOINTS // 2)}  # early steps
     boundary = 0
     for p in phases:
         boundary += p.steps
