@@ -95,21 +95,17 @@ class BigramTask:
         n, V = data.query.shape[0], data.V
         flat = (np.arange(n)[:, None] * V + data.value).ravel()
         P = np.bincount(flat, weights=gamma.ravel(), minlength=n * V).reshape(n, V)
-        logits = P @ params["WO"].T
-        logp = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
-        return gamma, P, logits, logp
+        return gamma, P
 
     def loss(self, params: Params, data: Queries) -> float:
-        logp = self._forward(params, data)[3]
-        return float(-np.mean(logp[np.arange(logp.shape[0]), data.target]))
+        return self._output(params, data, self._forward(params, data)[1])[0]
 
     def readout(self, params: Params, data: Queries) -> np.ndarray:
         """P = sum_l gamma_l e_{z_l}: what an output-only phase keeps fixed."""
         return self._forward(params, data)[1]
 
     def _output(self, params: Params, data: Queries, P: np.ndarray):
-        logits = P @ params["WO"].T
-        logp = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
+        logp = log_softmax(np.einsum("nb,ab->na", P, params["WO"]))
         n = logp.shape[0]
         rows = np.arange(n)
         loss = float(-np.mean(logp[rows, data.target]))
@@ -119,24 +115,29 @@ class BigramTask:
 
     def output_loss_grad(self, params: Params, data: Queries, P: np.ndarray) -> tuple[float, Params]:
         loss, G = self._output(params, data, P)
-        return loss, {"WO": G.T @ P}
+        return loss, {"WO": np.einsum("na,nb->ab", G, P)}
 
     def loss_grad(self, params: Params, data: Queries) -> tuple[float, Params]:
-        gamma, P, _, _ = self._forward(params, data)
+        gamma, P = self._forward(params, data)
         loss, G = self._output(params, data, P)
         V = P.shape[1]
-        h = np.take_along_axis(G @ params["WO"], data.value, axis=1)  # (N, T)
+        h = np.take_along_axis(np.einsum("na,ab->nb", G, params["WO"]), data.value, axis=1)
         ds = gamma * (h - (gamma * h).sum(axis=1, keepdims=True))
         flat = (data.key * V + data.query[:, None]).ravel()
         g_K = np.bincount(flat, weights=ds.ravel(), minlength=V * V).reshape(V, V)
-        return loss, {"WK": g_K, "WO": G.T @ P}
+        return loss, {"WK": g_K, "WO": np.einsum("na,nb->ab", G, P)}
 
     def evaluate(self, params: Params, data: Queries) -> float:
-        logits = self._forward(params, data)[2]
+        logits = np.einsum("nb,ab->na", self._forward(params, data)[1], params["WO"])
         return float(np.mean(np.argmax(logits, axis=1) == data.target))
 
     def gaps(self, params: Params, problem: Problem) -> tuple[float, float]:
         return _diagonal_gap(params["WO"]), _diagonal_gap(params["WK"])
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
 
 
 def _diagonal_gap(M: np.ndarray) -> float:

@@ -102,7 +102,7 @@ class CountingTask:
 
     def _predict(self, params: Params, gamma: np.ndarray) -> np.ndarray:
         if self.heads == 1:
-            return gamma @ params["beta"] - 1.0
+            return np.einsum("nd,d->n", gamma, params["beta"]) - 1.0
         return np.einsum("nhd,hd->n", gamma, params["B"]) + float(params["bias"])
 
     def loss(self, params: Params, data: Words) -> float:
@@ -114,7 +114,7 @@ class CountingTask:
         err = self._predict(params, gamma) - data.y
         n, risk = err.shape[0], float(np.mean(0.5 * err * err))
         if self.heads == 1:
-            return risk, {"beta": err @ gamma / n}
+            return risk, {"beta": np.einsum("n,nd->d", err, gamma) / n}
         return risk, {"B": np.einsum("n,nhd->hd", err, gamma) / n, "bias": np.asarray(err.mean())}
 
     def loss_grad(self, params: Params, data: Words) -> tuple[float, Params]:
@@ -124,7 +124,7 @@ class CountingTask:
         n = err.shape[0]
         if self.heads == 1:
             fp1 = err + 1.0 + data.y
-            grads["alpha"] = (err @ (gamma * params["beta"]) - (err * fp1) @ gamma) / n
+            grads["alpha"] = np.einsum("n,nd->d", err, gamma * (params["beta"] - fp1[:, None])) / n
         else:
             head_out = np.einsum("nhd,hd->nh", gamma, params["B"])
             grads["alpha"] = np.einsum("n,nhd->hd", err,

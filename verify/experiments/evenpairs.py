@@ -82,11 +82,11 @@ class EvenPairsTask:
         return {"W": gaussian(rng, (D, D), std, zero), "u": gaussian(rng, D, std, zero)}
 
     def _forward(self, params: Params, data: Strings):
-        q = data.last @ params["W"].T  # (N, D): W x_L
+        q = np.einsum("ne,de->nd", data.last, params["W"])  # (N, D): W x_L
         s = np.einsum("nld,nd->nl", data.X, q)
         gamma = masked_softmax(s, data.mask)
         z = np.einsum("nl,nld->nd", gamma, data.X)
-        return s, gamma, z, z @ params["u"]
+        return s, gamma, z, np.einsum("nd,d->n", z, params["u"])
 
     def loss(self, params: Params, data: Strings) -> float:
         T = self._forward(params, data)[3]
@@ -97,7 +97,7 @@ class EvenPairsTask:
         return self._forward(params, data)[2]
 
     def _output(self, params: Params, data: Strings, z: np.ndarray):
-        T = z @ params["u"]
+        T = np.einsum("nd,d->n", z, params["u"])
         margin = data.y * T
         loss = float(data.weight @ np.logaddexp(0.0, -margin))
         g = -data.weight * data.y * np.exp(-np.logaddexp(0.0, margin))  # dl/dT
@@ -105,15 +105,15 @@ class EvenPairsTask:
 
     def output_loss_grad(self, params: Params, data: Strings, z: np.ndarray) -> tuple[float, Params]:
         loss, g, _ = self._output(params, data, z)
-        return loss, {"u": g @ z}
+        return loss, {"u": np.einsum("n,nd->d", g, z)}
 
     def loss_grad(self, params: Params, data: Strings) -> tuple[float, Params]:
         _, gamma, z, _ = self._forward(params, data)
         loss, g, T = self._output(params, data, z)
-        value = data.X @ params["u"]  # (N, L): u . x_l
+        value = np.einsum("nld,d->nl", data.X, params["u"])  # u . x_l
         ds = g[:, None] * gamma * (value - T[:, None])
         r = np.einsum("nl,nld->nd", ds, data.X)
-        return loss, {"W": r.T @ data.last, "u": g @ z}
+        return loss, {"W": np.einsum("nd,ne->de", r, data.last), "u": np.einsum("n,nd->d", g, z)}
 
     def evaluate(self, params: Params, data: Strings) -> float:
         T = self._forward(params, data)[3]

@@ -75,12 +75,12 @@ class SLRTask:
         return {"k": gaussian(rng, D, std, zero), "v": gaussian(rng, D, std, zero)}
 
     def _forward(self, params: Params, data: Sequences):
-        s = data.X @ params["k"]
+        s = np.einsum("nld,d->nl", data.X, params["k"])
         s = s - s.max(axis=1, keepdims=True)
         w = np.exp(s)
         gamma = w / w.sum(axis=1, keepdims=True)
         z = np.einsum("nl,nld->nd", gamma, data.X)
-        return gamma, z, z @ params["v"]
+        return gamma, z, np.einsum("nd,d->n", z, params["v"])
 
     def loss(self, params: Params, data: Sequences) -> float:
         f = self._forward(params, data)[2]
@@ -91,17 +91,17 @@ class SLRTask:
         return self._forward(params, data)[1]
 
     def output_loss_grad(self, params: Params, data: Sequences, z: np.ndarray) -> tuple[float, Params]:
-        err = z @ params["v"] - data.y
-        return float(np.mean(0.5 * err * err)), {"v": err @ z / err.shape[0]}
+        err = np.einsum("nd,d->n", z, params["v"]) - data.y
+        return float(np.mean(0.5 * err * err)), {"v": np.einsum("n,nd->d", err, z) / err.shape[0]}
 
     def loss_grad(self, params: Params, data: Sequences) -> tuple[float, Params]:
         gamma, z, f = self._forward(params, data)
         err = f - data.y
         n = err.shape[0]
-        value = data.X @ params["v"]  # (N, L)
+        value = np.einsum("nld,d->nl", data.X, params["v"])  # (N, L)
         ds = (err[:, None] * gamma * (value - f[:, None])) / n
         g_k = np.einsum("nl,nld->d", ds, data.X)
-        return float(np.mean(0.5 * err * err)), {"k": g_k, "v": err @ z / n}
+        return float(np.mean(0.5 * err * err)), {"k": g_k, "v": np.einsum("n,nd->d", err, z) / n}
 
     def evaluate(self, params: Params, data: Sequences) -> float:
         return self.loss(params, data)
