@@ -9,7 +9,7 @@ Models (notes/math.md section 1):
 * model (1), one head, fixed bias -1: f = beta . gamma(alpha) - 1, with
   dR/dbeta = mean(e gamma), dR/dalpha_l = mean(e gamma_l (beta_l - (f + 1))) (the formulas of
   :func:`verify.engine.model.empirical_risk_and_grad`, which the tests use as a second route);
-* model (2), H heads with a trainable bias b (AND): f = sum_h B_h . gamma^(h) + b, with
+* model (2), H heads, bias b (trainable for AND, else -1): f = sum_h B_h . gamma^(h) + b, with
   dR/dB_h = mean(e gamma^(h)), dR/db = mean(e),
   dR/dalpha^(h)_l = mean(e gamma^(h)_l (B_{h,l} - B_h . gamma^(h))),  e = f - y.
 
@@ -65,14 +65,15 @@ class CountingTask:
     name: str
     n_targets: int
     rule: str  # "any" or "all"
-    heads: int  # 1: model (1); H > 1: model (2) with a trainable bias
+    heads: int  # 1: model (1); H > 1: model (2)
+    trainable_bias: bool = False  # model (2)'s bias: trainable (AND), else fixed at -1
     metric: str = "accuracy"
 
     @property
     def groups(self) -> Mapping[str, tuple[str, ...]]:
         if self.heads == 1:
             return {"attention": ("alpha",), "output": ("beta",)}
-        return {"attention": ("alpha",), "output": ("B", "bias")}
+        return {"attention": ("alpha",), "output": ("B", "bias") if self.trainable_bias else ("B",)}
 
     def size(self, cfg: Mapping) -> int:
         return int(cfg["d"])
@@ -93,8 +94,10 @@ class CountingTask:
         if self.heads == 1:
             return {"alpha": gaussian(rng, d, std, zero), "beta": gaussian(rng, d, std, zero)}
         shape = (self.heads, d)
-        return {"alpha": gaussian(rng, shape, std, zero), "B": gaussian(rng, shape, std, zero),
-                "bias": gaussian(rng, (), std, zero)}
+        params = {"alpha": gaussian(rng, shape, std, zero), "B": gaussian(rng, shape, std, zero)}
+        if self.trainable_bias:
+            params["bias"] = gaussian(rng, (), std, zero)
+        return params
 
     def readout(self, params: Params, data: Words) -> np.ndarray:
         """The attention at the current logits: what an output-only phase keeps fixed."""
@@ -103,7 +106,8 @@ class CountingTask:
     def _predict(self, params: Params, gamma: np.ndarray) -> np.ndarray:
         if self.heads == 1:
             return np.einsum("nd,d->n", gamma, params["beta"]) - 1.0
-        return np.einsum("nhd,hd->n", gamma, params["B"]) + float(params["bias"])
+        bias = float(params["bias"]) if self.trainable_bias else -1.0
+        return np.einsum("nhd,hd->n", gamma, params["B"]) + bias
 
     def loss(self, params: Params, data: Words) -> float:
         err = self._predict(params, self.readout(params, data)) - data.y
@@ -115,7 +119,10 @@ class CountingTask:
         n, risk = err.shape[0], float(np.mean(0.5 * err * err))
         if self.heads == 1:
             return risk, {"beta": np.einsum("n,nd->d", err, gamma) / n}
-        return risk, {"B": np.einsum("n,nhd->hd", err, gamma) / n, "bias": np.asarray(err.mean())}
+        grads = {"B": np.einsum("n,nhd->hd", err, gamma) / n}
+        if self.trainable_bias:
+            grads["bias"] = np.asarray(err.mean())
+        return risk, grads
 
     def loss_grad(self, params: Params, data: Words) -> tuple[float, Params]:
         gamma = self.readout(params, data)
@@ -146,4 +153,4 @@ class CountingTask:
 
 OCCURRENCE = CountingTask("occurrence", 1, "any", 1)
 OR = CountingTask("or", 2, "any", 1)
-AND = CountingTask("and", 2, "all", 4)
+AND = CountingTask("and", 2, "all", 4, trainable_bias=True)
