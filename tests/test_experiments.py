@@ -224,3 +224,12 @@ def test_statistics():
     assert claims.sign_test(5, 5) == 1 / 32
     assert claims.first_reach([0, 1, 2, 3], [0, 0.05, 0.5, 1.0]) == 2
     assert claims.at_least([0.5] * 5, 0.99)[0] is False
+
+
+def test_heads_table_runs_and_reports(tmp_path):
+    from verify.experiments import heads
+
+    row = heads.smallest_heads("occurrence", 5, 1)
+    assert row["A1-O"] in (*heads.HEADS, None) and 0 <= row["joint"] <= 1
+    text = heads.markdown([row], 1)
+    assert "| occurrence | 5 |" in text
