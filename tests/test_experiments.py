@@ -166,12 +166,22 @@ def test_missing_matplotlib_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path
 
 
 def test_configs_mark_every_choice():
+    """Every setting outside [quick] says whether the paper fixes it or it is ours."""
     for name in TASKS:
-        text = config.text(name)
-        for line in text.splitlines():
-            if "=" in line and not line.lstrip().startswith("#"):
-                assert "# paper" in line or "# ours" in line or line.startswith(("d =", "steps =", "max_len =")) \
-                    and "[quick]" in text, (name, line)
+        section = None
+        for line in config.text(name).splitlines():
+            if line.startswith("["):
+                section = line.strip("[] ")
+            elif "=" in line and not line.startswith("#") and section != "quick":
+                assert "# paper" in line or "# ours" in line, (name, line)
+        assert set(config.raw(name)) >= {"data", "model", "training", "quick"}
+
+
+def test_bad_config_is_reported(monkeypatch):
+    with pytest.raises(config.ConfigError, match="no configuration"):
+        config.raw("parity")
+    with pytest.raises(config.ConfigError, match="a rule is"):
+        config.resolve({"eta_output": {"coef": 1, "exponent": 2}}, 5)
 
 
 def test_table_cells():
