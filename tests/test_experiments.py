@@ -2,6 +2,7 @@
 tasks against the engine's model, the occurrence three-phase plan against the exact population
 engine, reproducibility, the command line, Table 1's format and the claim checks' mutations."""
 import json
+import re
 import math
 
 import numpy as np
@@ -243,3 +244,10 @@ def test_heads_table_runs_and_reports(tmp_path):
     assert row["A1-O"] in (*heads.HEADS, None) and 0 <= row["joint"] <= 1
     text = heads.markdown([row], 1)
     assert "| occurrence | 5 |" in text
+
+
+def test_document_names_every_claim_check():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / claims.RESULT.document).read_text()
+    assert {c.id for c in claims.RESULT.checks} <= set(re.findall(r"`\[([A-Za-z0-9_.\-]+)\]`", text))
