@@ -113,13 +113,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=2)
     args = parser.parse_args(argv)
     ds = [int(x) for x in args.d.split(",")]
-    rows = [smallest_heads(name, d, args.seeds) for name in ("occurrence", "and") for d in ds]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "heads.md").write_text(markdown(rows, args.seeds))
-    (out / "heads.json").write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
-    plot(rows, out / "heads.png")
-    print(markdown(rows, args.seeds))
+    rows: list[dict] = []
+    for d in ds:  # the outputs are rewritten after every row: a stopped run keeps its rows
+        for name in ("occurrence", "and"):
+            rows.append(smallest_heads(name, d, args.seeds))
+            (out / "heads.md").write_text(markdown(rows, args.seeds))
+            (out / "heads.json").write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
+            plot(rows, out / "heads.png")
+            print(markdown(rows[-1:], args.seeds).splitlines()[-1], flush=True)
     return 0
 
 
