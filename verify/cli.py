@@ -25,6 +25,7 @@ from . import constants as constants_mod
 from . import executors, memo, provenance, report, runner
 from .checks import Profile
 from .engine.plans import three_phase
+from .experiments.command import add_parser as add_experiments
 from .engine.symbolic import GRAD_KEYS
 from .engine.symmetric import SymmetricPoint, evaluate
 from .journal import Journal, JournalError, code_fingerprint, run_key
@@ -436,6 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.set_defaults(handler=_cmd_plan)
     cli_regression.add_parsers(sub, _command, lambda fn: lambda args, console: fn(args, console, _load_constants),
                                d_range, eps_list)
+    add_experiments(sub, _command)
     return parser
 
 

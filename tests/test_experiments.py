@@ -1,0 +1,253 @@
+"""Section 5 experiments: hand-written gradients against finite differences, the count-vector
+tasks against the engine's model, the occurrence three-phase plan against the exact population
+engine, reproducibility, the command line, Table 1's format and the claim checks' mutations."""
+import json
+import re
+import math
+
+import numpy as np
+import pytest
+
+from verify.cli import main
+from verify.engine import general, model
+from verify.engine.plans import three_phase
+from verify.experiments import config, figure, grid, plans, table
+from verify.experiments.counting import OCCURRENCE, attention
+from verify.experiments.run import TASKS, generators, run_one, settings
+from verify.results import experiments as claims
+
+TINY = {"train": 30, "test": 20, "d": 5, "max_len": 4, "seq_len": 8}
+
+
+def tiny(name, std=0.7):
+    cfg = dict(settings(name, "quick"))
+    cfg.update({k: v for k, v in TINY.items() if k in cfg})
+    cfg["init_std"] = std
+    task = TASKS[name]
+    rngs = generators(name, 3)
+    problem = task.sample(cfg, tuple(rngs[:3]))
+    return task, problem, task.init(problem, rngs[3], False, cfg)
+
+
+def numeric_grad(task, params, data, h=1e-6):
+    out = {}
+    for key, value in params.items():
+        g = np.zeros(value.size)
+        for i in range(value.size):
+            shifted = []
+            for sign in (1, -1):
+                p = {k: np.array(v, dtype=float) for k, v in params.items()}
+                p[key].reshape(-1)[i] += sign * h
+                shifted.append(task.loss(p, data))
+            g[i] = (shifted[0] - shifted[1]) / (2 * h)
+        out[key] = g.reshape(np.shape(value))
+    return out
+
+
+@pytest.mark.parametrize("name", list(TASKS))
+def test_gradients_match_finite_differences(name):
+    task, problem, params = tiny(name)
+    loss, grads = task.loss_grad(params, problem.train)
+    assert loss == pytest.approx(task.loss(params, problem.train), rel=1e-12)
+    num = numeric_grad(task, params, problem.train)
+    assert set(grads) == set(num) == {n for g in task.groups.values() for n in g}
+    for key in num:
+        scale = max(np.max(np.abs(num[key])), 1e-3)
+        assert np.max(np.abs(grads[key] - num[key])) <= 1e-6 * scale, key
+    # the output-only path (frozen read-out) gives the same output gradients
+    fixed = task.readout(params, problem.train)
+    loss_o, grads_o = task.output_loss_grad(params, problem.train, fixed)
+    assert loss_o == pytest.approx(loss, rel=1e-12)
+    for key in task.groups["output"]:
+        np.testing.assert_allclose(grads_o[key], grads[key], rtol=1e-12, atol=1e-15)
+
+
+def test_finite_difference_test_catches_a_wrong_gradient():
+    """Mutation: a gradient off by 1% in one coordinate is caught."""
+    task, problem, params = tiny("slr")
+    _, grads = task.loss_grad(params, problem.train)
+    num = numeric_grad(task, params, problem.train)
+    grads["k"][0] *= 1.01
+    assert np.max(np.abs(grads["k"] - num["k"])) > 1e-6 * np.max(np.abs(num["k"]))
+
+
+def test_counting_tasks_agree_with_the_engine_model():
+    task, problem, params = tiny("occurrence")
+    data = problem.train
+    np.testing.assert_allclose(attention(data, params["alpha"]),
+                               model.attention(data.counts, params["alpha"]), rtol=1e-13)
+    risk, g_a, g_b = model.empirical_risk_and_grad(data.counts, data.y, params["alpha"], params["beta"])
+    loss, grads = task.loss_grad(params, data)
+    assert loss == pytest.approx(risk, rel=1e-13)
+    np.testing.assert_allclose(grads["alpha"], g_a, rtol=1e-10, atol=1e-15)
+    np.testing.assert_allclose(grads["beta"], g_b, rtol=1e-10, atol=1e-15)
+    heads, hproblem, hparams = tiny("and")
+    f = model.predict_heads(hproblem.train.counts, hparams["alpha"], hparams["B"], float(hparams["bias"]))
+    err = f - hproblem.train.y
+    assert heads.loss(hparams, hproblem.train) == pytest.approx(np.mean(0.5 * err * err), rel=1e-13)
+
+
+def _three_phase_population_gap(d, N, seed, eta1, eta2, eta3, T, exact):
+    cfg = {"d": d, "train": N, "test": 1, "init_std": 0.0, "steps": T + 2,
+           "attention_phase_steps": 1, "eta_output_one": eta1, "eta_attention_one": eta2,
+           "eta_output": eta3, "eta_attention": 0.0}
+    rngs = generators("occurrence", seed)
+    problem = OCCURRENCE.sample(cfg, tuple(rngs[:3]))
+    params = OCCURRENCE.init(problem, rngs[3], True, cfg)
+    params, _, finite = plans.train(OCCURRENCE, problem, params, plans.schedule("O1-A1-O-zero", cfg))
+    assert finite
+    (s,) = problem.info["targets"]
+    risk = general.evaluate_float(d, s, params["alpha"], params["beta"]).loss
+    return abs(risk - exact)
+
+
+def test_occurrence_three_phase_approaches_the_population_engine():
+    """Finite-sample three-phase run (zero init): the population risk of the learned point
+    (general engine) approaches the exact population plan's risk (symmetric engine) as N grows."""
+    d, eta1, eta2, eta3, T = 5, math.sqrt(5), 40.0, 1.0, 30
+    exact = float(three_phase(d, eta1, eta2, eta3, T, dps=20).loss)
+    gaps = [np.mean([_three_phase_population_gap(d, N, seed, eta1, eta2, eta3, T, exact)
+                     for seed in range(4)]) for N in (100, 1000, 10000, 100000)]
+    assert gaps[-1] < 0.2 * gaps[0], gaps
+    assert gaps[-1] < 0.02 * exact + 1e-3, (gaps, exact)
+    assert all(b < a * 1.2 for a, b in zip(gaps, gaps[1:])), gaps
+
+
+def test_same_seed_same_bytes():
+    cfg = settings("and", "quick")
+    a = json.dumps(run_one("and", "O1-A1-O", 4, cfg), sort_keys=True, default=str)
+    b = json.dumps(run_one("and", "O1-A1-O", 4, cfg), sort_keys=True, default=str)
+    strip = lambda s: {k: v for k, v in json.loads(s).items() if k != "seconds"}
+    assert strip(a) == strip(b)
+    c = run_one("and", "O1-A1-O", 5, cfg)
+    assert c["train_loss"] != json.loads(a)["train_loss"]
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_command_writes_table_and_figure_reproducibly_and_resumes(capsys, tmp_path):
+    argv = ["experiments", "--profile", "quick", "--tasks", "occurrence,even_pairs",
+            "--plans", "joint,O1-A1", "--seeds", "2"]
+    code, out, _ = _run(capsys, *argv, "--out", str(tmp_path / "a"))
+    assert code == 0 and "Table 1" in out
+    code, _, _ = _run(capsys, *argv, "--out", str(tmp_path / "b"), "--workers", "2")
+    assert code == 0
+    for name in ("table1.md", "table1.json", "figure3.png"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    data = json.loads((tmp_path / "a" / "table1.json").read_text())
+    assert set(data["tasks"]) == {"occurrence", "even_pairs"} and data["seeds"] == 2
+    # resume: a third run in the same directory judges nothing new and writes the same bytes
+    lines = (tmp_path / "a" / "journal.jsonl").read_text().count("\n")
+    before = (tmp_path / "a" / "table1.json").read_bytes()
+    assert _run(capsys, *argv, "--out", str(tmp_path / "a"))[0] == 0
+    assert (tmp_path / "a" / "journal.jsonl").read_text().count("\n") == lines
+    assert (tmp_path / "a" / "table1.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["experiments", "--tasks", "parity"], "unknown task parity"),
+    (["experiments", "--plans", "joint,B"], "unknown plan B"),
+    (["experiments", "--seeds", "0"], "expected a positive integer"),
+    (["experiments", "--profile", "full"], "invalid choice"),
+    (["experiments", "--out", "/no/such/dir/x"], "no such directory"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
+    code, _, err = _run(capsys, *argv)
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_missing_matplotlib_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr(figure.importlib.util, "find_spec", lambda name: None)
+    code, _, err = _run(capsys, "experiments", "--profile", "quick", "--out", str(tmp_path / "x"))
+    assert code == 2 and "notebooks extra" in err and len(err.strip().splitlines()) == 1
+
+
+def test_configs_mark_every_choice():
+    """Every setting outside [quick] says whether the paper fixes it or it is ours."""
+    for name in TASKS:
+        section = None
+        for line in config.text(name).splitlines():
+            if line.startswith("["):
+                section = line.strip("[] ")
+            elif "=" in line and not line.startswith("#") and section != "quick":
+                assert "# paper" in line or "# ours" in line, (name, line)
+        assert set(config.raw(name)) >= {"data", "model", "training", "quick"}
+
+
+def test_bad_config_is_reported(monkeypatch):
+    with pytest.raises(config.ConfigError, match="no configuration"):
+        config.raw("parity")
+    with pytest.raises(config.ConfigError, match="a rule is"):
+        config.resolve({"eta_output": {"coef": 1, "exponent": 2}}, 5)
+
+
+def test_table_cells():
+    assert table.cell(table.summary([1e-5, 2e-4])) == "< 1e-3"
+    assert table.cell(table.summary([0.99, 1.0])) == "0.995 ± 0.0071"
+    assert table.cell(table.summary([1.0, 1.0])) == "1.00 ± 0"
+    assert table.cell(table.summary([float("inf"), 0.5])).endswith("(1 diverged)")
+
+
+def test_schedules_share_the_budget():
+    cfg = {"steps": 50, "attention_phase_steps": 3, "eta_output": 1, "eta_attention": 2,
+           "eta_output_one": 3, "eta_attention_one": 4}
+    totals = {p: sum(ph.steps for ph in plans.schedule(p, cfg)) for p in plans.PLANS}
+    assert {p: t for p, t in totals.items() if p != "O1-A1"} == {p: 50 for p in plans.PLANS if p != "O1-A1"}
+    assert totals["O1-A1"] == 4
+
+
+# ------------------------------------------------------------------------------ claim checks
+
+
+def _records(acc, plans_acc=None, lag=True, n=6):
+    """Synthetic grid records: joint accuracy ``acc`` everywhere; other plans from plans_acc."""
+    plans_acc = plans_acc or {}
+    out_gap, att_gap = ([0, 1, 2, 2], [0, 0, 1, 2]) if lag else ([0, 0, 1, 2], [0, 1, 2, 2])
+    traj = {"step": [0, 1, 2, 3], "loss": [1, 1, 1, 1], "output_gap": out_gap,
+            "attention_gap": att_gap}
+    rec = lambda a, i: {"test": a + 0.001 * (i % 2), "train_loss": 0.0, "finite": True,
+                        "trajectory": traj}
+    return {t: {p: [rec(plans_acc.get(p, acc), i) for i in range(n)] for p in plans.PLANS}
+            for t in TASKS}
+
+
+def test_claim_checks_pass_on_the_claimed_pattern_and_fail_on_mutations():
+    good = _records(1.0, {p: 0.5 for p in claims.SIMPLE_PLANS})
+    assert claims.judge_joint(good, "x").passed is True
+    assert claims.judge_three_phase(good, "x").passed is True
+    assert claims.judge_simple(good, "x").passed is True
+    assert claims.judge_lag(good, "x").passed is True
+    # mutations: joint GD at 0.9; three-phase 5 points worse; a simple plan matching; attention first
+    assert claims.judge_joint(_records(0.9), "x").passed is False
+    worse = _records(1.0, {"O1-A1-O": 0.95, **{p: 0.5 for p in claims.SIMPLE_PLANS}})
+    assert claims.judge_three_phase(worse, "x").passed is False
+    matching = _records(1.0, {p: 0.5 for p in claims.SIMPLE_PLANS if p != "O"})
+    assert claims.judge_simple(matching, "x").passed is False
+    assert claims.judge_lag(_records(1.0, lag=False), "x").passed is False
+
+
+def test_statistics():
+    assert claims.t_quantile(0.95, 4) == pytest.approx(2.1318, abs=1e-4)
+    assert claims.sign_test(5, 5) == 1 / 32
+    assert claims.first_reach([0, 1, 2, 3], [0, 0.05, 0.5, 1.0]) == 2
+    assert claims.at_least([0.5] * 5, 0.99)[0] is False
+
+
+def test_heads_table_runs_and_reports(tmp_path):
+    from verify.experiments import heads
+
+    row = heads.smallest_heads("occurrence", 5, 1)
+    assert row["A1-O"] in (*heads.HEADS, None) and 0 <= row["joint"] <= 1
+    text = heads.markdown([row], 1)
+    assert "| occurrence | 5 |" in text
+
+
+def test_document_names_every_claim_check():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / claims.RESULT.document).read_text()
+    assert {c.id for c in claims.RESULT.checks} <= set(re.findall(r"`\[([A-Za-z0-9_.\-]+)\]`", text))

@@ -1,0 +1,52 @@
+"""What every task provides: data, parameters split into an attention and an output group, a
+loss with its hand-written gradient, a test metric and the two gaps of Figure 3."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+Params = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One seeded draw of a task: training and test data plus what the gaps need (targets)."""
+
+    train: Any
+    test: Any
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A step size ``coef * n^power`` with n the task's size parameter (ours: one rule for every
+    d, so the quick profile's small d uses the same schedule as the default d = 50)."""
+
+    coef: float
+    power: float = 0.0
+
+    def at(self, n: int) -> float:
+        return float(self.coef) * float(n) ** float(self.power)
+
+
+def gaussian(rng: np.random.Generator, shape, std: float, zero: bool) -> np.ndarray:
+    """Initial parameters: N(0, std^2) entries, or zeros for the fixed initialisation."""
+    return np.zeros(shape) if zero else np.asarray(std * rng.standard_normal(shape))
+
+
+def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis restricted to ``mask`` (at least one True per row); masked
+    entries get weight exactly 0."""
+    masked = np.where(mask, logits, -np.inf)
+    shift = masked.max(axis=-1, keepdims=True)
+    w = np.where(mask, np.exp(np.where(mask, logits - shift, -np.inf)), 0.0)
+    return w / w.sum(axis=-1, keepdims=True)
+
+
+def contrast(values: np.ndarray, chosen) -> float:
+    """mean(values[chosen]) - mean(values[others]) along the last axis (a 1-D array)."""
+    idx = np.zeros(values.shape[-1], dtype=bool)
+    idx[list(chosen)] = True
+    return float(values[..., idx].mean() - values[..., ~idx].mean())

@@ -1,0 +1,113 @@
+"""Single-location regression (Section 5, task (vi); Marion et al. 2025).
+
+Data: unit vectors k*, v* in R^D with v* orthogonal to k* (drawn per seed); a sequence of L
+tokens, one of them at a uniform position J0 drawn from N(sqrt(D/2) k*, noise_token^2 I), the
+others from N(0, I); target y = <x_J0, v*> + N(0, noise_label^2).  D = d.
+
+Model ("a one-layer, single-head model with similar parameters to our attention and output",
+Section 5; our reading): logits s_l = <x_l, k>, gamma = softmax over the L positions,
+prediction f = <sum_l gamma_l x_l, v>.  Attention parameter k, output v.  Squared loss
+(f - y)^2 / 2; the test metric is the test loss.  Gradients (e = f - y):
+
+    dL/dv = mean(e z),  z = sum_l gamma_l x_l,
+    dL/dk = mean(e sum_l gamma_l (<x_l, v> - f) x_l).
+
+Gaps (ours): <v, v*> (output) and <k, k*> (attention).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from .base import Params, Problem, gaussian
+
+
+@dataclass(frozen=True)
+class Sequences:
+    X: np.ndarray  # (N, L, D)
+    y: np.ndarray  # (N,)
+
+
+def _unit_pair(rng: np.random.Generator, D: int) -> tuple[np.ndarray, np.ndarray]:
+    k = rng.standard_normal(D)
+    k /= np.linalg.norm(k)
+    v = rng.standard_normal(D)
+    v -= (v @ k) * k
+    return k, v / np.linalg.norm(v)
+
+
+def sample_sequences(rng: np.random.Generator, n: int, L: int, k_star, v_star,
+                     noise_token: float, noise_label: float) -> Sequences:
+    D = k_star.shape[0]
+    X = rng.standard_normal((n, L, D))
+    J0 = rng.integers(0, L, size=n)
+    rows = np.arange(n)
+    X[rows, J0] = np.sqrt(D / 2) * k_star + noise_token * rng.standard_normal((n, D))
+    y = X[rows, J0] @ v_star + noise_label * rng.standard_normal(n)
+    return Sequences(X, y)
+
+
+@dataclass(frozen=True)
+class SLRTask:
+    name: str = "slr"
+    metric: str = "loss"
+
+    @property
+    def groups(self) -> Mapping[str, tuple[str, ...]]:
+        return {"attention": ("k",), "output": ("v",)}
+
+    def size(self, cfg: Mapping) -> int:
+        return int(cfg["d"])
+
+    def sample(self, cfg: Mapping, rngs) -> Problem:
+        D = int(cfg["d"])
+        r_train, r_test, r_task = rngs
+        k_star, v_star = _unit_pair(r_task, D)
+        make = lambda rng, n: sample_sequences(rng, int(n), int(cfg["seq_len"]), k_star, v_star,
+                                               float(cfg["noise_token"]), float(cfg["noise_label"]))
+        return Problem(make(r_train, cfg["train"]), make(r_test, cfg["test"]),
+                       {"k_star": k_star, "v_star": v_star, "D": D})
+
+    def init(self, problem: Problem, rng: np.random.Generator, zero: bool, cfg: Mapping) -> Params:
+        D, std = problem.info["D"], float(cfg["init_std"])
+        return {"k": gaussian(rng, D, std, zero), "v": gaussian(rng, D, std, zero)}
+
+    def _forward(self, params: Params, data: Sequences):
+        s = np.einsum("nld,d->nl", data.X, params["k"])
+        s = s - s.max(axis=1, keepdims=True)
+        w = np.exp(s)
+        gamma = w / w.sum(axis=1, keepdims=True)
+        z = np.einsum("nl,nld->nd", gamma, data.X)
+        return gamma, z, np.einsum("nd,d->n", z, params["v"])
+
+    def loss(self, params: Params, data: Sequences) -> float:
+        f = self._forward(params, data)[2]
+        return float(np.mean(0.5 * (f - data.y) ** 2))
+
+    def readout(self, params: Params, data: Sequences) -> np.ndarray:
+        """z = sum_l gamma_l x_l: what an output-only phase keeps fixed."""
+        return self._forward(params, data)[1]
+
+    def output_loss_grad(self, params: Params, data: Sequences, z: np.ndarray) -> tuple[float, Params]:
+        err = np.einsum("nd,d->n", z, params["v"]) - data.y
+        return float(np.mean(0.5 * err * err)), {"v": np.einsum("n,nd->d", err, z) / err.shape[0]}
+
+    def loss_grad(self, params: Params, data: Sequences) -> tuple[float, Params]:
+        gamma, z, f = self._forward(params, data)
+        err = f - data.y
+        n = err.shape[0]
+        value = np.einsum("nld,d->nl", data.X, params["v"])  # (N, L)
+        ds = (err[:, None] * gamma * (value - f[:, None])) / n
+        g_k = np.einsum("nl,nld->d", ds, data.X)
+        return float(np.mean(0.5 * err * err)), {"k": g_k, "v": np.einsum("n,nd->d", err, z) / n}
+
+    def evaluate(self, params: Params, data: Sequences) -> float:
+        return self.loss(params, data)
+
+    def gaps(self, params: Params, problem: Problem) -> tuple[float, float]:
+        return float(params["v"] @ problem.info["v_star"]), float(params["k"] @ problem.info["k_star"])
+
+
+SLR = SLRTask()
