@@ -29,10 +29,13 @@ from .experiments.command import add_parser as add_experiments
 from .engine.symbolic import GRAD_KEYS
 from .engine.symmetric import SymmetricPoint, evaluate
 from .journal import Journal, JournalError, code_fingerprint, run_key
-from .results import REGISTRY
+from .results import EXPERIMENTS, REGISTRY
 
 REPORT_PATH = Path("REPORT.md")  # in the current folder, never inside the installed package
 FULL_REPORT = Path("reports") / "full.md"  # relative to REPORT_PATH's folder
+EXPERIMENTS_DIR = Path("reports") / "experiments"
+EXPERIMENT_FILES = (("Table 1", "table1.md"), ("Figure 3", "figure3.png"),
+                    ("the claims' checks", "claims.md"), ("heads needed (open question)", "heads.md"))
 
 DESCRIPTION = """\
 Check the results of Han & Ghoshdastidar (2026), "Training Dynamics of Transformers on
@@ -241,14 +244,23 @@ def _outcome_store(args: argparse.Namespace) -> Iterator[memo.OutcomeStore]:
 
 
 def _see_also(path: Path, profile: Profile) -> list[str]:
-    """The default report links the recorded full-profile report when it sits beside it."""
-    full = REPORT_PATH.resolve().parent / FULL_REPORT
-    if path.resolve() != REPORT_PATH.resolve() or profile is Profile.FULL or not full.exists():
+    """The default report links the recorded full-profile report and the experiments' outputs
+    (Table 1, Figure 3, the claims' report) when they sit beside it."""
+    here = REPORT_PATH.resolve().parent
+    if path.resolve() != REPORT_PATH.resolve() or profile is Profile.FULL:
         return []
-    return [f"The full profile (wider ranges of d and eps, longer searches, larger samples; over an "
-            f"hour) has its own report: [{FULL_REPORT.as_posix()}]({FULL_REPORT.as_posix()}), written by "
-            f"`verify all --profile full --workers 2 --journal reports/full.jsonl --output "
-            f"{FULL_REPORT.as_posix()}`."]
+    out = []
+    if (here / FULL_REPORT).exists():
+        out.append(f"The full profile (wider ranges of d and eps, longer searches, larger samples; "
+                   f"over an hour) has its own report: [{FULL_REPORT.as_posix()}]"
+                   f"({FULL_REPORT.as_posix()}), written by `verify all --profile full --workers 2 "
+                   f"--journal reports/full.jsonl --output {FULL_REPORT.as_posix()}`.")
+    links = [f"[{name}]({(EXPERIMENTS_DIR / file).as_posix()})" for name, file in EXPERIMENT_FILES
+             if (here / EXPERIMENTS_DIR / file).exists()]
+    if links:
+        out.append("Section 5's experiments (`verify experiments`, `verify check experiments`): "
+                   + ", ".join(links) + ".")
+    return out
 
 
 def _open_journal(args: argparse.Namespace, consts: dict, options: dict) -> Journal | None:
@@ -291,7 +303,7 @@ def _cmd_list(args: argparse.Namespace, console: Console) -> int:
     table.add_column("id")
     table.add_column("step / statement", overflow="fold")
     table.add_column("evidence")
-    for result in REGISTRY:
+    for result in REGISTRY + EXPERIMENTS:
         table.add_row(f"[bold]{result.id}[/]", result.statement, "" if result.checked else "not checked yet")
         for check in result.checks:
             table.add_row(f"  {check.id}", f"{check.step}: {check.claim}", check.evidence.value)

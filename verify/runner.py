@@ -11,7 +11,7 @@ from . import executors, memo
 from .checks import Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile, Result
 from .constants import Tracked
 from .journal import Journal
-from .results import REGISTRY
+from .results import EXPERIMENTS, REGISTRY
 
 
 @dataclass
@@ -140,11 +140,13 @@ def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tup
 
 
 def select(ids: Sequence[str] | None = None) -> list[Result]:
-    """The registered results, or those named (a result id or a check id)."""
+    """The results of ``verify all`` (the registry), or those named (a result id or a check id,
+    the experiments' claims included)."""
     if not ids:
         return list(REGISTRY)
-    chosen = [r for r in REGISTRY if r.id in ids or any(c.id in ids for c in r.checks)]
-    unknown = set(ids) - {r.id for r in REGISTRY} - {c.id for r in REGISTRY for c in r.checks}
+    known = REGISTRY + EXPERIMENTS
+    chosen = [r for r in known if r.id in ids or any(c.id in ids for c in r.checks)]
+    unknown = set(ids) - {r.id for r in known} - {c.id for r in known for c in r.checks}
     if unknown:
         raise KeyError(", ".join(sorted(unknown)))
     return chosen

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..checks import Result
-from . import contrast, cor1, lemma_low_attention, lemma_symmetry, prop1, prop2, prop3, prop4, thm1, thm2
+from . import contrast, cor1, experiments, lemma_low_attention, lemma_symmetry, prop1, prop2, prop3, prop4, thm1, thm2
 
 REGISTRY: tuple[Result, ...] = (
     prop1.RESULT,
@@ -17,9 +17,14 @@ REGISTRY: tuple[Result, ...] = (
     contrast.RESULT,
 )
 
+# Section 5's claims about the experiments (seeded training runs, statistical evidence): run by
+# `verify check experiments` and reported beside Table 1, not by `verify all`, whose report is
+# about the theorems' statements.
+EXPERIMENTS: tuple[Result, ...] = (experiments.RESULT,)
+
 
 def by_id(result_id: str) -> Result:
-    for result in REGISTRY:
+    for result in REGISTRY + EXPERIMENTS:
         if result.id == result_id:
             return result
     raise KeyError(result_id)
