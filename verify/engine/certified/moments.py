@@ -19,7 +19,7 @@ from flint import acb, arb
 from ..expectations import (MERGE_RATIO, MomentSetup, moment_integrand, moment_setup,
                             tail_bound, tail_coefficients)
 from ..symbolic import Family
-from .balls import ARB, precision, upper
+from .balls import ARB, precision
 
 MAX_DOUBLINGS = 200
 
@@ -55,21 +55,26 @@ def gap_log(s: MomentSetup) -> arb:
     return s.c_target.log()
 
 
-def _references(values: list) -> list[float]:
+def _references(values: list) -> list[arb]:
     """The size each tail is measured against: the magnitude of the value's midpoint, or the
     largest of the family when a midpoint is 0 (as :func:`verify.engine.quadrature._references`)."""
-    mids = [abs(float(v.mid())) for v in values]
-    top = max(mids) or 1.0
+    mids = [abs(v.mid()) for v in values]
+    top = max(mids, key=float)
+    top = top if top > 0 else arb(1)
     return [m if m > 0 else top for m in mids]
 
 
 def _integrate_piece(s: MomentSetup, r: int, a: float, b: float, log_scale: bool,
-                     abs_tol: arb) -> arb:
-    """int of integrand_r over [a, b] in t, or over [e^a, e^b] in u = ln t (``abs_tol`` is a
-    goal for the error, not a claim: the returned ball contains the integral whatever it is)."""
+                     abs_tol: arb, t0: float) -> arb:
+    """int of integrand_r over [a, b] in t, or over [t0 e^a, t0 e^b] in v = ln(t/t0) (``abs_tol``
+    is a goal for the error, not a claim: the returned ball contains the integral whatever it
+    is).  Every end point is a float, exact in both variables, so the pieces meet exactly:
+    the t-piece ends at t0 where the v-pieces start (v = 0)."""
     if log_scale:
-        def f(u, _analytic):
-            t = u.exp()
+        start = arb(t0)
+
+        def f(v, _analytic):
+            t = start * v.exp()
             return moment_integrand(t, s, ARB)[r] * t
     else:
         def f(t, _analytic):
@@ -79,15 +84,16 @@ def _integrate_piece(s: MomentSetup, r: int, a: float, b: float, log_scale: bool
 
 def _integrate(s: MomentSetup, K: list, pieces: list, logs: list, abs_tol: list, bits: int):
     """Integrate every piece, then double the cut until the tail bound is negligible; returns
-    (values without the tail, tail bounds at the cut, the cut)."""
+    (values without the tail, tail bounds at the cut, the cut).  ``logs`` are v = ln(t/t0)."""
     values = [arb(0)] * s.order
+    t0 = pieces[0][1]
     for _ in range(MAX_DOUBLINGS):
         for a, b, log_scale in pieces:
-            values = [v + _integrate_piece(s, r, a, b, log_scale, tol)
+            values = [v + _integrate_piece(s, r, a, b, log_scale, tol, t0)
                       for r, (v, tol) in enumerate(zip(values, abs_tol))]
-        end = math.exp(logs[-1])
-        tail = tail_bound(arb(end), s, ARB, K)
-        if all(upper(t) <= 2.0 ** -bits * ref for t, ref in zip(tail, _references(values))):
+        end = (arb(t0) * arb(logs[-1]).exp()).lower()  # the bound decreases in the cut
+        tail = tail_bound(end, s, ARB, K)
+        if all(t.upper() <= arb(2) ** -bits * ref for t, ref in zip(tail, _references(values))):
             return values, tail, end
         pieces = [(logs[-1], logs[-1] + math.log(2), True)]
         logs.append(logs[-1] + math.log(2))
@@ -101,15 +107,19 @@ def ball_moments(d, gap, family: Family, order: int, bits: int) -> BallMoments:
     with precision(bits):
         s = moment_setup(d, gap, family, order, ARB)
         K = tail_coefficients(s)
+        if all(k.upper() <= 0 for k in K):  # 0 <= integrand <= K t^(r-1) e^(-ct) = 0 (nu at d = 2)
+            return BallMoments(family, tuple(arb(0) for _ in K), bits, 0.0, tuple(K))
         logs = log_break_points(s)
         k_max = max(float(k.upper().log()) for k in K)
         log_cut = math.log(max(k_max + bits * math.log(2) + 5 * order, 1.0)) - float(gap_log(s))
         if log_cut > logs[-1]:
             logs.append(log_cut)
-        first = [(0.0, math.exp(logs[0]), False)] + [(a, b, True) for a, b in zip(logs, logs[1:])]
+        t0 = math.exp(logs[0])
+        logs = [u - logs[0] for u in logs]  # v = ln(t / t0): v = 0 is exactly t0
+        first = [(0.0, t0, False)] + [(a, b, True) for a, b in zip(logs, logs[1:])]
         # size of each integral: the tail bound from 0 (an upper bound, often far above the
         # value); once the value is known, a second pass if that was too coarse a goal
-        scale = [arb(upper(k)) * math.factorial(r) / s.c_target.upper() ** (r + 1)
+        scale = [k.upper() * math.factorial(r) / s.c_target.upper() ** (r + 1)
                  for r, k in enumerate(K)]
         for _ in range(2):
             tol = [x * arb(2) ** -bits for x in scale]
@@ -118,5 +128,5 @@ def ball_moments(d, gap, family: Family, order: int, bits: int) -> BallMoments:
             if all(x <= m * 2**20 for x, m in zip(scale, mids)):
                 break
             scale = [m if m > 0 else x * arb(2) ** -bits for m, x in zip(mids, scale)]
-        out = tuple(v + arb(0).union(arb(upper(t))) for v, t in zip(values, tail))
-        return BallMoments(family, out, bits, end, tuple(tail))
+        out = tuple(v + arb(0).union(t.upper()) for v, t in zip(values, tail))
+        return BallMoments(family, out, bits, float(end), tuple(tail))
