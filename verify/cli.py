@@ -278,6 +278,61 @@ def _cmd_plan(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def _cmd_certify(args: argparse.Namespace, console: Console) -> int:
+    """Branch and bound over a box of (d, eps); writes a certificate (certified evidence)."""
+    from .engine.certified import require_flint
+
+    require_flint()
+    from .certify import boxes, certificate
+
+    if not (args.d[0] < args.d[1] and 0 < args.eps[0] < args.eps[1] < 1):
+        raise ValueError("need --d LO HI with LO < HI and --eps LO HI with 0 < LO < HI < 1")
+    consts = constants_mod.values(_load_constants(args))
+    run = boxes.branch_and_bound(args.group, boxes.log_box(*args.d, *args.eps), consts,
+                                 args.bits, args.max_depth, args.seconds)
+    certificate.write(run, consts, Path(args.out))
+    verdict = {True: "CERTIFIED", False: "FAILS (counterexample region)", None: "undecided"}[run.status]
+    console.print(f"{args.group}: {verdict}: {run.summary()}; certificate {args.out}", soft_wrap=True)
+    return 0 if run.status else 1
+
+
+def _cmd_recheck(args: argparse.Namespace, console: Console) -> int:
+    """Re-verify a certificate leaf by leaf and check that its leaves tile the box."""
+    from .engine.certified import require_flint
+
+    require_flint()
+    from .certify.certificate import recheck
+
+    try:
+        data = json.loads(Path(args.certificate).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read certificate {args.certificate}: {exc}") from None
+    result = recheck(data, args.workers)
+    for problem in result.problems:
+        console.print(f"REJECTED: {problem}", soft_wrap=True)
+    if result.ok:
+        console.print(f"certificate holds: {result.leaves} leaves re-verified, the box is covered")
+    return 0 if result.ok else 1
+
+
+def _add_certify_parsers(sub) -> None:
+    ce = sub.add_parser("certify", help="certify a claim group over a box of (d, eps) by branch and bound")
+    ce.add_argument("group", choices=["prop1", "thm2", "cor1"])
+    ce.add_argument("--d", type=float, nargs=2, metavar=("LO", "HI"), required=True)
+    ce.add_argument("--eps", type=float, nargs=2, metavar=("LO", "HI"), required=True)
+    ce.add_argument("--bits", type=int, default=96, help="Arb precision in bits (default 96)")
+    ce.add_argument("--max-depth", type=int, default=24)
+    ce.add_argument("--seconds", type=float, help="stop splitting after this long (rest undecided)")
+    ce.add_argument("--out", required=True, metavar="FILE", help="certificate (JSON)")
+    ce.add_argument("--constants", metavar="FILE")
+    ce.add_argument("--set", action="append", metavar="KEY=VALUE")
+    ce.set_defaults(handler=_cmd_certify)
+    rc = sub.add_parser("recheck", help="re-verify a certificate written by 'verify certify'")
+    rc.add_argument("certificate")
+    rc.add_argument("--workers", type=int, default=1)
+    rc.set_defaults(handler=_cmd_recheck)
+
+
 def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", choices=[x.value for x in Profile], default="default")
     p.add_argument("--constants", metavar="FILE", help="constants file (default proofs/constants.toml)")
@@ -333,6 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--set", action="append", metavar="KEY=VALUE")
     pl.add_argument("--json", action="store_true")
     pl.set_defaults(handler=_cmd_plan)
+    _add_certify_parsers(sub)
     return parser
 
 

@@ -12,7 +12,7 @@ python-flint is optional: importing this package without it raises
 from __future__ import annotations
 
 
-class CertifiedUnavailable(ImportError):
+class CertifiedUnavailable(ValueError):
     """python-flint is not installed (``pip install 'verify[certified]'``)."""
 
 

@@ -91,9 +91,15 @@ def _integrate(s: MomentSetup, K: list, pieces: list, logs: list, abs_tol: list,
         for a, b, log_scale in pieces:
             values = [v + _integrate_piece(s, r, a, b, log_scale, tol, t0)
                       for r, (v, tol) in enumerate(zip(values, abs_tol))]
+        if not all(v.is_finite() for v in values):  # parameter balls too wide: caller splits
+            raise ArithmeticError("the integral's enclosure is not finite")
         end = (arb(t0) * arb(logs[-1]).exp()).lower()  # the bound decreases in the cut
         tail = tail_bound(end, s, ARB, K)
-        if all(t.upper() <= arb(2) ** -bits * ref for t, ref in zip(tail, _references(values))):
+        # negligible against the working precision, or against the ball's own width (wide
+        # parameter balls)
+        refs = [max(arb(2) ** -bits * ref, v.rad() / 1024, key=float)
+                for v, ref in zip(values, _references(values))]
+        if all(t.upper() <= ref for t, ref in zip(tail, refs)):
             return values, tail, end
         pieces = [(logs[-1], logs[-1] + math.log(2), True)]
         logs.append(logs[-1] + math.log(2))
