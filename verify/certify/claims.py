@@ -16,6 +16,7 @@ from flint import arb
 from ..engine.certified.balls import ARB, interval, precision
 from ..engine.certified.symmetric import ball_evaluate, ball_state, ball_three_phase, delta
 
+EVAL_LIMIT = 4000  # integrand evaluations per piece: a wide box fails fast and is split
 Box = tuple[float, float, float, float]  # ln d from, to; ln eps from, to
 D_MIN = {"prop1": 2, "thm2": 3, "cor1": 3}
 CLAIMS = {
@@ -42,7 +43,7 @@ def prop1_margins(d: arb, eps: arb, constants, bits: int) -> dict:
     """eps - L_s(ln(c d/eps^2) e_s, 2 e_s)."""
     with precision(bits):
         gap = (_c(constants, "prop1.attention_constant") * d / eps**2).log()
-    loss = ball_evaluate(ball_state(d, gap, bits), 2, 0)["loss"]
+    loss = ball_evaluate(ball_state(d, gap, bits, EVAL_LIMIT), 2, 0)["loss"]
     with precision(bits):
         return {"prop1.bound": eps - loss}
 
@@ -63,7 +64,7 @@ def thm2_margins(d: arb, eps: arb, constants, bits: int, prefix: str = "thm2") -
     """Theorem 2's final loss and the A.7 steps (or Corollary 1's final loss, prefix cor1)."""
     with precision(bits):
         eta1, eta2, T_low = _schedule(d, eps, constants, prefix)
-    plan = ball_three_phase(d, eta1, eta2, 1, bits)
+    plan = ball_three_phase(d, eta1, eta2, 1, bits, EVAL_LIMIT)
     with precision(bits):
         final = eps - plan.loss_bound(T_low)
         if prefix == "cor1":

@@ -65,7 +65,7 @@ def _references(values: list) -> list[arb]:
 
 
 def _integrate_piece(s: MomentSetup, r: int, a: float, b: float, log_scale: bool,
-                     abs_tol: arb, t0: float) -> arb:
+                     abs_tol: arb, t0: float, eval_limit: int | None = None) -> arb:
     """int of integrand_r over [a, b] in t, or over [t0 e^a, t0 e^b] in v = ln(t/t0) (``abs_tol``
     is a goal for the error, not a claim: the returned ball contains the integral whatever it
     is).  Every end point is a float, exact in both variables, so the pieces meet exactly:
@@ -79,17 +79,18 @@ def _integrate_piece(s: MomentSetup, r: int, a: float, b: float, log_scale: bool
     else:
         def f(t, _analytic):
             return moment_integrand(t, s, ARB)[r]
-    return acb.integral(f, arb(a), arb(b), abs_tol=abs_tol).real
+    return acb.integral(f, arb(a), arb(b), abs_tol=abs_tol, eval_limit=eval_limit).real
 
 
-def _integrate(s: MomentSetup, K: list, pieces: list, logs: list, abs_tol: list, bits: int):
+def _integrate(s: MomentSetup, K: list, pieces: list, logs: list, abs_tol: list, bits: int,
+               eval_limit: int | None = None):
     """Integrate every piece, then double the cut until the tail bound is negligible; returns
     (values without the tail, tail bounds at the cut, the cut).  ``logs`` are v = ln(t/t0)."""
     values = [arb(0)] * s.order
     t0 = pieces[0][1]
     for _ in range(MAX_DOUBLINGS):
         for a, b, log_scale in pieces:
-            values = [v + _integrate_piece(s, r, a, b, log_scale, tol, t0)
+            values = [v + _integrate_piece(s, r, a, b, log_scale, tol, t0, eval_limit)
                       for r, (v, tol) in enumerate(zip(values, abs_tol))]
         if not all(v.is_finite() for v in values):  # parameter balls too wide: caller splits
             raise ArithmeticError("the integral's enclosure is not finite")
@@ -106,10 +107,13 @@ def _integrate(s: MomentSetup, K: list, pieces: list, logs: list, abs_tol: list,
     raise ArithmeticError("tail bound did not fall below the tolerance")
 
 
-def ball_moments(d, gap, family: Family, order: int, bits: int) -> BallMoments:
+def ball_moments(d, gap, family: Family, order: int, bits: int,
+                 eval_limit: int | None = None) -> BallMoments:
     """Enclosures of mu_r (family ``mu``) or nu_r (``nu``), r = 1..order, at ``bits`` bits.
 
-    ``d`` (>= 2) and ``gap`` (= alpha_s - alpha_j) are numbers or balls."""
+    ``d`` (>= 2) and ``gap`` (= alpha_s - alpha_j) are numbers or balls; ``eval_limit`` caps the
+    integrand evaluations per piece (Arb's default otherwise): with wide balls a capped
+    integral returns a wide ball quickly, and branch and bound splits the box."""
     with precision(bits):
         s = moment_setup(d, gap, family, order, ARB)
         K = tail_coefficients(s)
@@ -129,7 +133,7 @@ def ball_moments(d, gap, family: Family, order: int, bits: int) -> BallMoments:
                  for r, k in enumerate(K)]
         for _ in range(2):
             tol = [x * arb(2) ** -bits for x in scale]
-            values, tail, end = _integrate(s, K, first, list(logs), tol, bits)
+            values, tail, end = _integrate(s, K, first, list(logs), tol, bits, eval_limit)
             mids = [abs(v.mid()) for v in values]
             if all(x <= m * 2**20 for x, m in zip(scale, mids)):
                 break

@@ -51,13 +51,13 @@ def family_for(gap: arb) -> Family:
     return "nu" if gap > 0 else "mu"
 
 
-def ball_state(d, gap, bits: int) -> BallState:
+def ball_state(d, gap, bits: int, eval_limit: int | None = None) -> BallState:
     """Moments at ``gap`` (number or ball) for ``d`` (number or ball)."""
     with precision(bits):
         dd, g = ARB.number(d), ARB.number(gap)
         family = family_for(g)
         order = reduce_symmetric(family).order
-        mom = ball_moments(dd, g, family, order, bits)
+        mom = ball_moments(dd, g, family, order, bits, eval_limit)
     return BallState(dd, g, family, mom.values, bits)
 
 
@@ -168,13 +168,13 @@ def phase_closed_forms(d, eta1, bits: int) -> tuple:
         return tuple(_phases()(ARB.number(d), ARB.number(eta1)))
 
 
-def ball_three_phase(d, eta1, eta2, eta3, bits: int) -> BallPlan:
+def ball_three_phase(d, eta1, eta2, eta3, bits: int, eval_limit: int | None = None) -> BallPlan:
     """Phases 1 and 2 in closed form, Phase 3's quadratic at alpha' (inputs numbers or balls)."""
     with precision(bits):
         dd, eta1, eta2, eta3 = (ARB.number(x) for x in (d, eta1, eta2, eta3))
         b1s, b1j, g2s, g2j = phase_closed_forms(dd, eta1, bits)
         alpha = (-eta2 * g2s, -eta2 * g2j)
-    state = ball_state(dd, alpha[0] - alpha[1], bits)
+    state = ball_state(dd, alpha[0] - alpha[1], bits, eval_limit)
     A, c = output_system(state)
     with precision(bits):
         star = solve2(A, c)
