@@ -115,3 +115,29 @@ def test_margins_of_every_group_are_finite():
         ms = margins(group, boxes.log_box(10, 10.05, 0.1, 0.1005), CONSTANTS, 96)
         assert all(m.is_finite() for m in ms.values())
         assert all(math.isfinite(float(m.mid())) for m in ms.values())
+
+
+def test_cli_eval_certified_contains_the_mpmath_value(capsys):
+    import mpmath
+
+    assert main(["eval", "--d", "10", "--alpha-s", "3", "--beta-s", "2", "--dps", "20",
+                 "--certified", "--json"]) == 0
+    balls = json.loads(capsys.readouterr().out)
+    assert main(["eval", "--d", "10", "--alpha-s", "3", "--beta-s", "2", "--dps", "20", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    with mpmath.workdps(40):
+        for key, value in [("loss", plain["loss"]), *plain["grad"].items()]:
+            mid, rad = mpmath.mpf(balls[key]["mid"]), mpmath.mpf(balls[key]["rad"])
+            assert abs(mpmath.mpf(value) - mid) <= rad + abs(mid) * mpmath.mpf(10) ** -19
+
+
+def test_without_flint_one_line_and_exit_2(monkeypatch, capsys):
+    import verify.engine.certified as certified
+
+    def missing():
+        raise certified.CertifiedUnavailable("certified mode needs python-flint: pip install 'verify[certified]'")
+
+    monkeypatch.setattr(certified, "require_flint", missing)
+    assert main(["eval", "--d", "10", "--certified"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "python-flint" in err[0]
