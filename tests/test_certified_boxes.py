@@ -141,3 +141,18 @@ def test_without_flint_one_line_and_exit_2(monkeypatch, capsys):
     assert main(["eval", "--d", "10", "--certified"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "python-flint" in err[0]
+
+
+def test_registered_certified_checks_pass_and_a_mutation_turns_them_red():
+    from verify.checks import Profile
+    from verify.results import by_id
+
+    for result_id in ("prop1", "cor1"):
+        check = next(c for c in by_id(result_id).checks if c.id == f"{result_id}.certified_box")
+        case = check.cases(Profile.QUICK, CONSTANTS, {})[0]
+        assert check.judge(case, CONSTANTS).passed is True
+    check = next(c for c in by_id("prop1").checks if c.id == "prop1.certified_box")
+    case = check.cases(Profile.QUICK, CONSTANTS, {"d": [10, 11], "eps": [0.01, 0.012]})[0]
+    bad = dict(CONSTANTS, **{"prop1.attention_constant": Fraction(1, 10**6)})
+    outcome = check.judge(case, bad)
+    assert outcome.passed is False and "COUNTEREXAMPLE" in outcome.detail
