@@ -156,3 +156,9 @@ def test_registered_certified_checks_pass_and_a_mutation_turns_them_red():
     bad = dict(CONSTANTS, **{"prop1.attention_constant": Fraction(1, 10**6)})
     outcome = check.judge(case, bad)
     assert outcome.passed is False and "COUNTEREXAMPLE" in outcome.detail
+
+
+def test_check_certified_runs_only_certified_checks(capsys):
+    assert main(["check", "cor1", "--certified", "--profile", "quick"]) == 0
+    out = capsys.readouterr().out
+    assert "cor1.certified_box" in out and "cor1.population" not in out

@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from . import constants as constants_mod
 from . import report, runner
-from .checks import Profile
+from .checks import Evidence, Profile
 from .engine.plans import three_phase
 from .engine.symbolic import GRAD_KEYS
 from .engine.symmetric import SymmetricPoint, evaluate
@@ -255,15 +255,35 @@ def _check_paths(args: argparse.Namespace) -> None:
             raise UsageError(f"--{flag}: no such directory: {Path(value).parent}")
 
 
+def _certified_ids(ids: Sequence[str] | None) -> list[str]:
+    """With --certified: the checks of certified evidence among the selection (python-flint
+    required: one line and exit 2 without it)."""
+    from .engine.certified import require_flint
+
+    require_flint()
+    try:
+        chosen = runner.select(ids)
+    except KeyError as exc:
+        raise UsageError(f"unknown result or check: {exc.args[0]} (see `verify list`)") from None
+    out = [c.id for r in chosen for c in r.checks if c.evidence is Evidence.CERTIFIED
+           and (not ids or r.id in ids or c.id in ids)]
+    if not out:
+        raise UsageError("no certified check in the selection")
+    return out
+
+
 def _cmd_all(args: argparse.Namespace, console: Console) -> int:
     _check_paths(args)
+    if getattr(args, "certified", False):
+        return _run_checks(args, console, _certified_ids(None), {})
     return _run_checks(args, console, None, {})
 
 
 def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     _check_paths(args)
     options = {"d": args.d, "eps": args.eps}
-    return _run_checks(args, console, [args.id], {k: v for k, v in options.items() if v})
+    ids = _certified_ids([args.id]) if getattr(args, "certified", False) else [args.id]
+    return _run_checks(args, console, ids, {k: v for k, v in options.items() if v})
 
 
 def _cmd_list(args: argparse.Namespace, console: Console) -> int:
@@ -376,6 +396,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--constants", metavar="FILE", help="constants file (default proofs/constants.toml)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override one constant")
     p.add_argument("--workers", type=int, default=1, help="processes to spread the cases over")
+    p.add_argument("--certified", action="store_true",
+                   help="run only the certified checks (Arb balls over boxes; needs python-flint)")
     p.add_argument("--json", metavar="PATH", help="also write a machine-readable report")
     p.add_argument("--journal", metavar="PATH",
                    help="record each finished case in PATH and resume from it: a stopped run "
