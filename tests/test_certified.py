@@ -148,3 +148,14 @@ def test_phase_closed_forms_match_the_integrals_at_zero():
         with precision(bits):
             assert b1s.overlaps(-eta1 * g["beta_s"])
             assert b1j.overlaps(-eta1 * g["beta_j"])
+
+
+def test_ball_as_estimate_is_an_enclosure():
+    from verify.engine.certified.balls import as_estimate
+    from verify.engine.estimate import ErrorKind
+
+    with precision(128):
+        ball = ball_moments(10, -3, "mu", 3, 128).values[0]
+        est = as_estimate(ball)
+        assert est.kind is ErrorKind.ENCLOSURE
+        assert (est.lower - ball.lower()).contains(0) and (est.upper - ball.upper()).contains(0)

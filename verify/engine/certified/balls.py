@@ -44,39 +44,6 @@ def interval(lo, hi) -> arb:
     return _number(lo).union(_number(hi))
 
 
-def lower(x: arb) -> float:
-    """A float <= every point of the ball (rounded down)."""
-    v = float(x.lower())
-    return v if arb(v) <= x.lower() else _nextdown(v)
-
-
-def upper(x: arb) -> float:
-    """A float >= every point of the ball (rounded up)."""
-    return -lower(-x)
-
-
-def _nextdown(v: float) -> float:
-    import math
-
-    return math.nextafter(v, -math.inf)
-
-
-def mid_rad(x: arb) -> tuple[str, str]:
-    """Midpoint and radius as exact decimal-free strings ``m*2^e`` (for JSON; exact)."""
-    m = x.mid().man_exp()
-    r = x.rad().man_exp()
-    return f"{int(m[0])}p{int(m[1])}", f"{int(r[0])}p{int(r[1])}"
-
-
-def from_mid_rad(mid: str, rad: str) -> arb:
-    """Inverse of :func:`mid_rad`."""
-    def pair(s: str) -> tuple[int, int]:
-        man, exp = s.split("p")
-        return int(man), int(exp)
-
-    return arb(pair(mid), pair(rad))
-
-
 def as_estimate(x: arb) -> Estimate:
     """A ball as an :class:`Estimate` of kind ENCLOSURE (midpoint and radius as arb)."""
     return Estimate(x.mid(), x.rad(), ErrorKind.ENCLOSURE)
