@@ -162,3 +162,17 @@ def test_check_certified_runs_only_certified_checks(capsys):
     assert main(["check", "cor1", "--certified", "--profile", "quick"]) == 0
     out = capsys.readouterr().out
     assert "cor1.certified_box" in out and "cor1.population" not in out
+
+
+def test_phase3_matrix_is_self_adjoint_in_the_metric():
+    """proofs/monotonicity.md rests on a12 = (d - 1) a21 (A = W^-1 H with H symmetric)."""
+    from flint import arb
+
+    for d in (3, 10, 1000):
+        with precision(128):
+            eta1 = arb(d).sqrt()
+            eta2 = 2 * arb(d) ** 2 / eta1 * (arb(d) / arb("0.1")).log()
+        plan = ball_three_phase(d, eta1, eta2, 1, 128)
+        with precision(128):
+            assert (plan.A[0][1] - (d - 1) * plan.A[1][0]).contains(0)
+            assert plan.A[0][1] > 0
