@@ -22,7 +22,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 
 from . import cli_regression
 from . import constants as constants_mod
-from . import executors, memo, provenance, report, runner
+from . import cli_certified, executors, memo, provenance, report, runner
 from .checks import Profile
 from .engine.plans import three_phase
 from .experiments.command import add_parser as add_experiments
@@ -96,6 +96,8 @@ def precision(text: str) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace, console: Console) -> int:
+    if getattr(args, "certified", False):
+        return cli_certified.cmd_eval(args, console)
     point = SymmetricPoint(args.d, args.alpha_s, args.alpha_j, args.beta_s, args.beta_j)
     ev = evaluate(point, args.dps)
     digits = args.dps
@@ -286,6 +288,8 @@ def _check_paths(args: argparse.Namespace) -> None:
 
 def _cmd_all(args: argparse.Namespace, console: Console) -> int:
     _check_paths(args)
+    if getattr(args, "certified", False):
+        return _run_checks(args, console, cli_certified.certified_ids(None), {})
     ids = cli_regression.affected_ids(args, _load_constants(args))
     if ids == []:
         return 0
@@ -295,7 +299,8 @@ def _cmd_all(args: argparse.Namespace, console: Console) -> int:
 def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     _check_paths(args)
     options = {"d": args.d, "eps": args.eps}
-    return _run_checks(args, console, [args.id], {k: v for k, v in options.items() if v})
+    ids = cli_certified.certified_ids([args.id]) if getattr(args, "certified", False) else [args.id]
+    return _run_checks(args, console, ids, {k: v for k, v in options.items() if v})
 
 
 def _cmd_list(args: argparse.Namespace, console: Console) -> int:
@@ -387,6 +392,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
                         "needs the extra 'cluster'")
     p.add_argument("--cluster", choices=["local"],
                    help="start a local Dask cluster of --workers processes for the run")
+    p.add_argument("--certified", action="store_true",
+                   help="run only the certified checks (Arb balls over boxes; needs python-flint)")
     p.add_argument("--json", metavar="PATH", help="also write a machine-readable report")
     p.add_argument("--journal", metavar="PATH",
                    help="record each finished case in PATH and resume from it: a stopped run "
@@ -410,6 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
         ev.add_argument(f"--{name}", type=number, default="0", help=f"{name} (default 0)")
     ev.add_argument("--dps", type=precision, default=30, help="decimal digits (default 30)")
     ev.add_argument("--json", action="store_true", help="print one JSON object")
+    ev.add_argument("--certified", action="store_true",
+                    help="Arb ball enclosures (midpoint +- radius; needs python-flint)")
     ev.set_defaults(handler=_cmd_eval)
 
     al = _command(sub, "all", "run every check and print the theorem table; the default profile "
@@ -450,6 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_regression.add_parsers(sub, _command, lambda fn: lambda args, console: fn(args, console, _load_constants),
                                d_range, eps_list)
     add_experiments(sub, _command)
+    cli_certified.add_parsers(sub, _command, _load_constants)
     return parser
 
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from math import factorial
+from typing import Any, Callable
 
 import mpmath
 
@@ -42,9 +44,9 @@ def stirling2(r: int, j: int) -> int:
     return j * stirling2(r - 1, j) + stirling2(r - 1, j - 1)
 
 
-def _powers(x, n: int) -> list:
-    """[1, x, x^2, ..., x^n]."""
-    out = [mpmath.mpf(1)]
+def _powers(x, n: int, one=None) -> list:
+    """[1, x, x^2, ..., x^n] (``one``: 1 in x's number type, default mpf)."""
+    out = [mpmath.mpf(1) if one is None else one]
     for _ in range(n):
         out.append(out[-1] * x)
     return out
@@ -90,6 +92,116 @@ class Moments:
     evaluations: int
 
 
+@dataclass(frozen=True)
+class Backend:
+    """What the moment kernels need from a number type besides + - * / and integer powers:
+    ``number`` (an int or the type itself -> the type, at the working precision), ``exp`` and
+    ``expm1``.  :data:`MPMATH` is the default; :mod:`verify.engine.certified` supplies Arb balls."""
+
+    number: Callable[[Any], Any]
+    exp: Callable[[Any], Any]
+    expm1: Callable[[Any], Any]
+
+
+MPMATH = Backend(mpmath.mpf, mpmath.exp, mpmath.expm1)
+
+
+@dataclass(frozen=True)
+class MomentSetup:
+    """The constants of one moment integral (family, order, d, gap), in one number type.
+
+    mu: target weight ``c_target = e^gap``, background ``c_back = 1``; nu: target 1, background
+    ``e^-gap``; ``lead`` is the weight whose power multiplies the r-th moment.
+    """
+
+    family: Family
+    order: int
+    d: Any
+    p: Any
+    q: Any
+    c_target: Any
+    c_back: Any
+    lead: Any
+    coeff: tuple  # coeff[r-1][j] = S(r, j) lead^r / (r-1)!
+    gj: tuple  # gj[j] = j! p q^(j-1): G^(j)(z) = gj[j] / (1 - q z)^(j+1)
+
+
+def moment_setup(d, gap, family: Family, order: int, be: Backend = MPMATH) -> MomentSetup:
+    """Constants of the moment integrals; ``d`` and ``gap`` may be numbers of ``be`` (balls)."""
+    dd, gap = be.number(d), be.number(gap)
+    p = 1 / (dd - 1)
+    q = 1 - p
+    one = be.number(1)
+    c_target, c_back = (be.exp(gap), one) if family == "mu" else (one, be.exp(-gap))
+    lead = c_target if family == "mu" else c_back
+    coeff = tuple(tuple(stirling2(r, j) * lead**r / factorial(r - 1) for j in range(r + 1))
+                  for r in range(1, order + 1))
+    gj = tuple(factorial(j) * p * q ** (j - 1) if j else 0 * p for j in range(order + 1))
+    return MomentSetup(family, order, dd, p, q, c_target, c_back, lead, coeff, gj)
+
+
+def moment_integrand(t, s: MomentSetup, be: Backend = MPMATH) -> list:
+    """The r = 1..order integrands at ``t`` (notes section 4), written once for every number type.
+
+    ``1 - q z`` is formed as ``(1 - x + (d-1)(1 - y))/d + p z`` with ``1 - x`` from ``expm1``:
+    a sum of positive terms, so a ball ``t`` near 0 gives a ball away from 0 (``1 - (q z)``
+    would contain 0 there and the integrand would blow up).
+    """
+    dd, p, order = s.d, s.p, s.order
+    x, y = be.exp(-t * s.c_target), be.exp(-t * s.c_back)
+    one_minus_x, one_minus_y = -be.expm1(-t * s.c_target), -be.expm1(-t * s.c_back)
+    z = (x + (dd - 1) * y) / dd
+    small = (one_minus_x + (dd - 1) * one_minus_y) / dd + p * z  # 1 - q z
+    inv_small = _powers(1 / small, order + 1, be.number(1))
+    if s.family == "mu":
+        base = x / dd
+        # G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1)
+        derivs = [s.gj[j] * inv_small[j + 1] for j in range(order + 1)]
+    else:
+        base = (dd - 1) * y / dd
+        big = (1 + (dd - 1) * one_minus_y) / dd + p * base  # 1 - q z0
+        inv_big = _powers(1 / big, order + 1, be.number(1))
+        diff = s.q * x / dd  # (1 - q z0) - (1 - q z)
+        # G^(j)(z) - G^(j)(z0) = j! p q^(j-1) diff sum_i big^-(j+1-i) small^-(i+1)
+        derivs = [s.gj[j] * diff * sum(inv_big[j + 1 - i] * inv_small[i + 1] for i in range(j + 1))
+                  for j in range(order + 1)]
+    weight = [b * g for b, g in zip(_powers(base, order, be.number(1)), derivs)]
+    out, tr = [], be.number(1)
+    for r in range(1, order + 1):
+        out.append(tr * sum(s.coeff[r - 1][j] * weight[j] for j in range(1, r + 1)))
+        tr = tr * t
+    return out
+
+
+def tail_coefficients(s: MomentSetup) -> list:
+    """K_r with ``integrand_r(t) <= K_r t^(r-1) e^(-c t)`` for every t >= 0, ``c = c_target``
+    (proofs/tail-bound.md).  Every term carries ``e^(-t c_target)`` (mu: through x^j; nu: through
+    the slice difference, whose ``A - B = q x / d``), and ``1 - q z >= p`` bounds the rest."""
+    dd, p, q = s.d, s.p, s.q
+    if s.family == "mu":  # (x/d)^j G^(j)(z) <= d^-j j! q^(j-1) p^-j e^(-t a)
+        term = [factorial(j) * q ** (j - 1) / (dd**j * p**j) for j in range(1, s.order + 1)]
+    else:  # base^j (G^(j)(z) - G^(j)(z0)) <= ((d-1)/d)^j (j+1)! q^j / (d p^(j+1)) e^(-t)
+        term = [((dd - 1) / dd) ** j * factorial(j + 1) * q**j / (dd * p ** (j + 1))
+                for j in range(1, s.order + 1)]
+    return [s.lead**r / factorial(r - 1) * sum(stirling2(r, j) * term[j - 1] for j in range(1, r + 1))
+            for r in range(1, s.order + 1)]
+
+
+def tail_bound(T, s: MomentSetup, be: Backend = MPMATH, coefficients: list | None = None) -> list:
+    """Proven bound on ``int_T^inf integrand_r``: ``K_r Gamma(r, c T) / c^r``, with the upper
+    incomplete gamma function of integer order in closed form,
+    ``Gamma(r, x) = (r-1)! e^-x sum_(k<r) x^k / k!``."""
+    K = tail_coefficients(s) if coefficients is None else coefficients
+    c = s.c_target
+    x = c * T
+    e = be.exp(-x)
+    out = []
+    for r in range(1, s.order + 1):
+        gamma_upper = factorial(r - 1) * e * sum(x**k / factorial(k) for k in range(r))
+        out.append(K[r - 1] * gamma_upper / c**r)
+    return out
+
+
 def _validate(d: int, dps: int) -> None:
     if int(d) != d or d < 2:
         raise ValueError(f"d must be an integer >= 2, got {d}")
@@ -105,66 +217,14 @@ def symmetric_moments(d: int, gap, family: Family, order: int = 3, dps: int = 30
     """
     _validate(d, dps)
     with mpmath.workdps(dps + GUARD_DIGITS):
-        dd = mpmath.mpf(d)
-        p = 1 / (dd - 1)
-        q = 1 - p
-        gap = mpmath.mpf(gap)
-        # mu: target weight a, background 1.  nu: target 1, background b = 1/a.
-        c_target, c_back = (mpmath.exp(gap), mpmath.mpf(1)) if family == "mu" else (
-            mpmath.mpf(1), mpmath.exp(-gap))
-        lead = c_target if family == "mu" else c_back
-        coeff = [[stirling2(r, j) * lead**r / mpmath.factorial(r - 1) for j in range(r + 1)]
-                 for r in range(1, order + 1)]
-
-        gj = [mpmath.factorial(j) * p * q ** (j - 1) if j else 0 for j in range(order + 1)]
-
-        def integrand(t):
-            x, y = mpmath.exp(-t * c_target), mpmath.exp(-t * c_back)
-            one_minus_x, one_minus_y = -mpmath.expm1(-t * c_target), -mpmath.expm1(-t * c_back)
-            z = (x + (dd - 1) * y) / dd
-            small = (one_minus_x + (dd - 1) * one_minus_y) / dd + p * z  # 1 - q z
-            inv_small = _powers(1 / small, order + 1)
-            if family == "mu":
-                base = x / dd
-                # G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1)
-                derivs = [gj[j] * inv_small[j + 1] for j in range(order + 1)]
-            else:
-                base = (dd - 1) * y / dd
-                big = (1 + (dd - 1) * one_minus_y) / dd + p * base  # 1 - q z0
-                inv_big = _powers(1 / big, order + 1)
-                diff = q * x / dd  # (1 - q z0) - (1 - q z)
-                # G^(j)(z) - G^(j)(z0) = j! p q^(j-1) diff sum_i big^-(j+1-i) small^-(i+1)
-                derivs = [gj[j] * diff * sum(inv_big[j + 1 - i] * inv_small[i + 1] for i in range(j + 1))
-                          for j in range(order + 1)]
-            weight = [b * g for b, g in zip(_powers(base, order), derivs)]
-            out, tr = [], mpmath.mpf(1)
-            for r in range(1, order + 1):
-                out.append(tr * sum(coeff[r - 1][j] * weight[j] for j in range(1, r + 1)))
-                tr *= t
-            return out
-
-        # Tail: every term carries e^(-t c_target) (mu: through x^j; nu: through the slice
-        # difference, whose A - B = q x / d), and 1 - q z >= p bounds the rest.
-        if family == "mu":
-            term_bound = [(dd**-j) * mpmath.factorial(j) * q ** (j - 1) / p**j
-                          for j in range(1, order + 1)]  # (x/d)^j G^(j) <= this * e^(-t a)
-        else:
-            term_bound = [((dd - 1) / dd) ** j * mpmath.factorial(j + 1) * q**j / (dd * p ** (j + 1))
-                          for j in range(1, order + 1)]  # base^j (G^(j)(z)-G^(j)(z0)) <= .. e^-t
-        bound_coeff = [lead**r / mpmath.factorial(r - 1) * mpmath.fsum(
-            stirling2(r, j) * term_bound[j - 1] for j in range(1, r + 1))
-            for r in range(1, order + 1)]
-
-        def tail_bound(T):
-            """Proven bound on int_T^inf of each integrand: K_r Gamma(r, c T) / c^r."""
-            return [bound_coeff[r - 1] * mpmath.gammainc(r, c_target * T) / c_target**r
-                    for r in range(1, order + 1)]
-
+        s = moment_setup(d, gap, family, order)
+        K = tail_coefficients(s)
         rel_tol = mpmath.mpf(10) ** (-(dps + 2))
-        points = scales([c_target, c_back], p)[:-1]
+        points = scales([s.c_target, s.c_back], s.p)[:-1]
         # first guess of the cut: where the bound reaches rel_tol * (bound at 0); doubled if needed
-        cut = (mpmath.log(max(bound_coeff)) - mpmath.log(rel_tol) + order * 5) / c_target
+        cut = (mpmath.log(max(K)) - mpmath.log(rel_tol) + order * 5) / s.c_target
         if cut > points[-1]:
             points.append(cut)
-        result = integrate(integrand, points, order, tail_bound, rel_tol=rel_tol)
+        result = integrate(lambda t: moment_integrand(t, s), points, order,
+                           lambda T: tail_bound(T, s, coefficients=K), rel_tol=rel_tol)
         return Moments(family, result.values, result.errors, result.evaluations)

@@ -209,12 +209,23 @@ def three_phase_closed_forms() -> dict[str, sp.Expr]:
     }
 
 
-def lambdify_reduction(family: Family) -> Callable[..., tuple]:
+def lambdify_generic(args: tuple, exprs: list, namespace: dict | None = None) -> Callable[..., list]:
+    """``exprs`` as one Python function of ``args`` on any number type.
+
+    SymPy's mpmath printer writes rationals as ``mpf(p)/mpf(q)`` and integers as Python ints, so
+    with ``namespace`` supplying ``mpf`` (the number constructor), ``log`` and ``polylog`` the same
+    code runs on mpmath (default), Arb balls or anything else with + - * / and integer powers;
+    every coefficient stays exact."""
+    return sp.lambdify(args, exprs, modules=[dict(namespace or {}), "mpmath"])
+
+
+def lambdify_reduction(family: Family, namespace: dict | None = None) -> Callable[..., tuple]:
     """Numeric form of :func:`reduce_symmetric`: ``fn(d, beta_s, beta_j, M1..M4)`` returns
-    ``(loss, dL/dalpha_s, dL/dalpha_j, dL/dbeta_s, dL/dbeta_j)`` with mpmath arithmetic."""
+    ``(loss, dL/dalpha_s, dL/dalpha_j, dL/dbeta_s, dL/dbeta_j)`` (mpmath arithmetic, or the number
+    type of ``namespace``: see :func:`lambdify_generic`)."""
     red = reduce_symmetric(family)
     exprs = [red.loss, *(red.grad[key] for key in GRAD_KEYS)]
-    raw = sp.lambdify((d, beta_j, e0, D, *M), exprs, modules="mpmath")
+    raw = lambdify_generic((d, beta_j, e0, D, *M), exprs, namespace)
     anchor = "beta_j" if family == "mu" else "beta_s"
 
     def fn(dd, bs, bj, *moments):
@@ -222,3 +233,13 @@ def lambdify_reduction(family: Family) -> Callable[..., tuple]:
         return raw(dd, bj, residual, bs - bj, *moments)
 
     return fn
+
+
+PHASE_KEYS = ("beta1_s", "beta1_j", "grad2_alpha_s", "grad2_alpha_j")
+
+
+def lambdify_phases(namespace: dict | None = None) -> Callable[..., list]:
+    """:func:`three_phase_closed_forms` as ``fn(d, eta1) -> [beta1_s, beta1_j, grad2_alpha_s,
+    grad2_alpha_j]`` on the number type of ``namespace`` (needs ``log`` and ``polylog``)."""
+    forms = three_phase_closed_forms()
+    return lambdify_generic((d, eta1), [forms[key] for key in PHASE_KEYS], namespace)

@@ -29,6 +29,19 @@ def _judge_final(case: Case, constants: Constants) -> Outcome:
                          detail=f"L = {mpmath.nstr(plan.loss, 5)}, T = {plan.T}")
 
 
+def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    from ..certify.outcomes import certified_cases
+
+    return certified_cases("cor1", profile, options)
+
+
+def _judge_certified(case: Case, constants: Constants) -> Outcome:
+    """Every real (d, eps) of a box at once, by ball arithmetic (verify/certify)."""
+    from ..certify.outcomes import judge_certified
+
+    return judge_certified("cor1", case, constants)
+
+
 RESULT = Result(
     id="cor1",
     name="Corollary 1",
@@ -38,6 +51,8 @@ RESULT = Result(
                "cor1.repetitions"),
     document="proofs/cor1.md",
     checks=(
+        Check("cor1.certified_box", "Corollary 1 (certified)",
+              "L_s(alpha', beta'') <= eps with T >= 72/eps for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified),
         Check("cor1.population", "Corollary 1", "L_s(alpha', beta'') <= eps with T = ceil(72/eps)",
               Evidence.NUMERIC, _cases, _judge_final, reconstructed=True),
         *cor1_samples.CHECKS,

@@ -226,6 +226,19 @@ def _judge_short_loss(case: Case, constants: Constants) -> Outcome:
     return sign_outcome(case, gap, f"eps/2 - 2eps^2/(2+eps)^2 = {sp.sstr(sp.factor(gap))}")
 
 
+def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    from ..certify.outcomes import certified_cases
+
+    return certified_cases("prop1", profile, options)
+
+
+def _judge_certified(case: Case, constants: Constants) -> Outcome:
+    """Every real (d, eps) of a box at once, by ball arithmetic (verify/certify)."""
+    from ..certify.outcomes import judge_certified
+
+    return judge_certified("prop1", case, constants)
+
+
 RESULT = Result(
     id="prop1",
     name="Proposition 1",
@@ -234,6 +247,8 @@ RESULT = Result(
     constants=("prop1.attention_constant",),
     document="proofs/prop1.md",
     checks=(
+        Check("prop1.certified_box", "Proposition 1 (certified)",
+              "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps for every real d, eps in the box (Arb balls, branch and bound)", Evidence.CERTIFIED, _certified_cases, _judge_certified),
         Check("prop1.bound", "Proposition 1", "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps",
               Evidence.NUMERIC, _cases, _judge_bound),
         Check("prop1.general", "Proposition 1 (any alpha)",

@@ -345,6 +345,19 @@ def _symbolic_cases(profile: Profile, constants: Constants, options: Mapping) ->
     return [Case("all d >= 3, eps in (0,1)", {})]
 
 
+def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    from ..certify.outcomes import certified_cases
+
+    return certified_cases("thm2", profile, options)
+
+
+def _judge_certified(case: Case, constants: Constants) -> Outcome:
+    """Every real (d, eps) of a box at once, by ball arithmetic (verify/certify)."""
+    from ..certify.outcomes import judge_certified
+
+    return judge_certified("thm2", case, constants)
+
+
 RESULT = Result(
     id="thm2",
     name="Theorem 2",
@@ -353,6 +366,8 @@ RESULT = Result(
     constants=("thm2.C", "thm2.eta1_scale", "thm2.T_factor"),
     document="proofs/thm2.md",
     checks=(
+        Check("thm2.certified_box", "Theorem 2 and A.7 (certified)",
+              "L_s(alpha', beta'') <= eps and the A.7 steps (contraction, initial distance, optimum, delta) for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified),
         Check("thm2.hypotheses", "Theorem 2 (hypotheses)",
               "configured constants inside the hypotheses: eta1_scale <= 1 (eta1 <= sqrt(d)), "
               "T_factor >= 4 (T >= 4d ln(16d/eps))", Evidence.SYMBOLIC, _symbolic_cases,

@@ -1,0 +1,178 @@
+"""Branch and bound over (ln d, ln eps) boxes, certificates and their recheck (certified mode)."""
+from __future__ import annotations
+
+import copy
+import json
+import math
+from fractions import Fraction
+
+import pytest
+
+pytest.importorskip("flint")
+
+from verify.certify import boxes, certificate  # noqa: E402
+from verify.certify.claims import margins  # noqa: E402
+from verify.constants import load, values  # noqa: E402
+from verify.engine.certified.balls import precision  # noqa: E402
+from verify.engine.certified.symmetric import ball_three_phase  # noqa: E402
+from verify.cli import main  # noqa: E402
+
+CONSTANTS = values(load())
+SMALL = boxes.log_box(10, 11, 0.1, 0.12)
+
+
+@pytest.fixture(scope="module")
+def prop1_run():
+    return boxes.branch_and_bound("prop1", SMALL, CONSTANTS, 96, 8)
+
+
+def test_small_box_is_certified_and_reported(prop1_run):
+    assert prop1_run.status is True
+    margin, claim, box = prop1_run.smallest_margin()
+    assert margin > 0 and claim == "prop1.bound"
+    assert "leaves" in prop1_run.summary()
+
+
+def test_a_wrong_constant_gives_a_failing_box():
+    """Mutation: the attention constant 4 -> 1/1000 makes the gap far too small; the box is a
+    counterexample region (every margin ball below 0), never a pass."""
+    bad = dict(CONSTANTS, **{"prop1.attention_constant": Fraction(1, 10**6)})
+    run = boxes.branch_and_bound("prop1", boxes.log_box(10, 11, 0.01, 0.012), bad, 96, 4)
+    assert run.status is False
+
+
+def test_straddling_box_is_undecided_not_passed():
+    """A bound placed at the value itself: the margin ball straddles 0 at every depth."""
+    status, pairs = boxes.judge_box("prop1", SMALL, CONSTANTS, 96)
+    lo, hi = pairs["prop1.bound"]
+    assert status == "certified" and lo > 0
+    run = boxes.branch_and_bound("thm2", boxes.log_box(10, 10.1, 0.1, 0.101), CONSTANTS, 96, 0)
+    assert run.status in (None, True)  # max_depth 0: one box, never split
+    if run.status is None:
+        assert all(leaf.status != "certified" or leaf.margins for leaf in run.leaves)
+
+
+def test_certificate_rechecks_and_tampering_is_rejected(prop1_run, tmp_path):
+    path = tmp_path / "cert.json"
+    certificate.write(prop1_run, CONSTANTS, path)
+    data = json.loads(path.read_text())
+    assert certificate.recheck(data).ok
+    split = boxes.branch_and_bound("prop1", SMALL, CONSTANTS, 96, 0)
+    assert len(split.leaves) == 1
+    # force a tiled certificate with two leaves to tamper with
+    a, b = boxes.split(SMALL)
+    two = boxes.Run("prop1", SMALL, 96, [boxes.Leaf(x, 1, *boxes.judge_box("prop1", x, CONSTANTS, 96))
+                                         for x in (a, b)])
+    data = certificate.certificate(two, CONSTANTS)
+    assert certificate.recheck(data).ok
+    removed = copy.deepcopy(data)
+    removed["leaves"].pop()
+    assert not certificate.recheck(removed).ok  # a leaf removed: the box is not covered
+    moved = copy.deepcopy(data)
+    moved["leaves"][0]["box"][1] = float.fromhex(moved["leaves"][0]["box"][1]).__sub__(0.01).hex()
+    assert not certificate.recheck(moved).ok  # a bound moved: gap
+    forged = copy.deepcopy(data)
+    forged["leaves"][0]["margins"]["prop1.bound"] = [(5.0).hex(), (6.0).hex()]
+    assert not certificate.recheck(forged).ok  # an enclosure that is not the recomputed one
+
+
+def test_coverage_detects_overlap():
+    root = (0.0, 1.0, 0.0, 1.0)
+    assert certificate.coverage_problems(root, [(0.0, 0.5, 0.0, 1.0), (0.5, 1.0, 0.0, 1.0)]) == []
+    assert certificate.coverage_problems(root, [(0.0, 0.6, 0.0, 1.0), (0.4, 1.0, 0.0, 1.0)])
+
+
+def test_phase3_bound_monotone_in_T():
+    """proofs/monotonicity.md: the loss after T steps never rises with T and stays below the
+    rho^(2T) bound (exact Phase 3 on balls at several T)."""
+    d = 10
+    with precision(128):
+        from flint import arb
+        eta1 = arb(d).sqrt()
+        eta2 = 2 * arb(d) ** 2 / eta1 * (arb(d) / arb("0.1")).log()
+    plan = ball_three_phase(d, eta1, eta2, 1, 128)
+    losses = [plan.loss_after(T)["loss"] for T in (0, 1, 2, 5, 20, 100, 400)]
+    for earlier, later in zip(losses, losses[1:]):
+        assert later.upper() <= earlier.upper()
+    for T, loss in zip((0, 1, 2, 5, 20, 100, 400), losses):
+        assert loss.upper() <= plan.loss_bound(T).upper()
+
+
+def test_cli_certify_and_recheck(tmp_path, capsys):
+    out = tmp_path / "c.json"
+    assert main(["certify", "prop1", "--d", "10", "11", "--eps", "0.1", "0.12", "--out", str(out)]) == 0
+    assert main(["recheck", str(out)]) == 0
+    data = json.loads(out.read_text())
+    data["leaves"] = []
+    out.write_text(json.dumps(data))
+    assert main(["recheck", str(out)]) == 1
+    assert main(["certify", "prop1", "--d", "11", "10", "--eps", "0.1", "0.12", "--out", str(out)]) == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_margins_of_every_group_are_finite():
+    for group in ("prop1", "thm2", "cor1"):
+        ms = margins(group, boxes.log_box(10, 10.05, 0.1, 0.1005), CONSTANTS, 96)
+        assert all(m.is_finite() for m in ms.values())
+        assert all(math.isfinite(float(m.mid())) for m in ms.values())
+
+
+def test_cli_eval_certified_contains_the_mpmath_value(capsys):
+    import mpmath
+
+    assert main(["eval", "--d", "10", "--alpha-s", "3", "--beta-s", "2", "--dps", "20",
+                 "--certified", "--json"]) == 0
+    balls = json.loads(capsys.readouterr().out)
+    assert main(["eval", "--d", "10", "--alpha-s", "3", "--beta-s", "2", "--dps", "20", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    with mpmath.workdps(40):
+        for key, value in [("loss", plain["loss"]), *plain["grad"].items()]:
+            mid, rad = mpmath.mpf(balls[key]["mid"]), mpmath.mpf(balls[key]["rad"])
+            assert abs(mpmath.mpf(value) - mid) <= rad + abs(mid) * mpmath.mpf(10) ** -19
+
+
+def test_without_flint_one_line_and_exit_2(monkeypatch, capsys):
+    import verify.engine.certified as certified
+
+    def missing():
+        raise certified.CertifiedUnavailable("certified mode needs python-flint: pip install 'verify[certified]'")
+
+    monkeypatch.setattr(certified, "require_flint", missing)
+    assert main(["eval", "--d", "10", "--certified"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "python-flint" in err[0]
+
+
+def test_registered_certified_checks_pass_and_a_mutation_turns_them_red():
+    from verify.checks import Profile
+    from verify.results import by_id
+
+    for result_id in ("prop1", "cor1"):
+        check = next(c for c in by_id(result_id).checks if c.id == f"{result_id}.certified_box")
+        case = check.cases(Profile.QUICK, CONSTANTS, {})[0]
+        assert check.judge(case, CONSTANTS).passed is True
+    check = next(c for c in by_id("prop1").checks if c.id == "prop1.certified_box")
+    case = check.cases(Profile.QUICK, CONSTANTS, {"d": [10, 11], "eps": [0.01, 0.012]})[0]
+    bad = dict(CONSTANTS, **{"prop1.attention_constant": Fraction(1, 10**6)})
+    outcome = check.judge(case, bad)
+    assert outcome.passed is False and "COUNTEREXAMPLE" in outcome.detail
+
+
+def test_check_certified_runs_only_certified_checks(capsys):
+    assert main(["check", "cor1", "--certified", "--profile", "quick"]) == 0
+    out = capsys.readouterr().out
+    assert "cor1.certified_box" in out and "cor1.population" not in out
+
+
+def test_phase3_matrix_is_self_adjoint_in_the_metric():
+    """proofs/monotonicity.md rests on a12 = (d - 1) a21 (A = W^-1 H with H symmetric)."""
+    from flint import arb
+
+    for d in (3, 10, 1000):
+        with precision(128):
+            eta1 = arb(d).sqrt()
+            eta2 = 2 * arb(d) ** 2 / eta1 * (arb(d) / arb("0.1")).log()
+        plan = ball_three_phase(d, eta1, eta2, 1, 128)
+        with precision(128):
+            assert (plan.A[0][1] - (d - 1) * plan.A[1][0]).contains(0)
+            assert plan.A[0][1] > 0

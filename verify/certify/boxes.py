@@ -1,0 +1,141 @@
+"""Branch and bound over boxes in (ln d, ln eps) (certified evidence).
+
+A box is *certified* when every claim's margin ball lies above 0, *failing* when some margin
+ball lies below 0 (a counterexample region: the claim fails at every point of the box), and is
+split in two along its wider side otherwise, down to ``max_depth``; a box still straddling there
+is *undecided* and reported, never counted as a pass.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+from flint import arb
+
+from .claims import Box, CLAIMS, margins
+
+
+@dataclass(frozen=True)
+class Leaf:
+    box: Box
+    depth: int
+    status: str  # certified / failing / undecided
+    margins: dict  # claim -> (lower, upper) floats rounded outward
+
+
+@dataclass
+class Run:
+    group: str
+    root: Box
+    bits: int
+    leaves: list[Leaf] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> bool | None:
+        if any(leaf.status == "failing" for leaf in self.leaves):
+            return False
+        return True if all(leaf.status == "certified" for leaf in self.leaves) else None
+
+    @property
+    def deepest(self) -> int:
+        return max((leaf.depth for leaf in self.leaves), default=0)
+
+    def smallest_margin(self) -> tuple[float, str, Box] | None:
+        """(margin lower end, claim, box) of the certified leaf closest to failing."""
+        rows = [(lo, claim, leaf.box) for leaf in self.leaves if leaf.status == "certified"
+                for claim, (lo, _) in leaf.margins.items()]
+        return min(rows, default=None)
+
+    def summary(self) -> str:
+        small = self.smallest_margin()
+        d = f"d in [{math.exp(self.root[0]):.6g}, {math.exp(self.root[1]):.6g}]"
+        e = f"eps in [{math.exp(self.root[2]):.3g}, {math.exp(self.root[3]):.3g}]"
+        text = (f"{d}, {e}: {len(self.leaves)} leaves, deepest split {self.deepest}, "
+                f"{self.seconds:.1f} s")
+        if small:
+            text += f"; smallest margin {small[0]:.3g} ({small[1]}) at {_fmt_box(small[2])}"
+        bad = [leaf for leaf in self.leaves if leaf.status != "certified"]
+        for leaf in bad[:5]:
+            text += f"; {leaf.status.upper()} box {_fmt_box(leaf.box)}"
+        return text
+
+
+def _fmt_box(box: Box) -> str:
+    return (f"d [{math.exp(box[0]):.4g}, {math.exp(box[1]):.4g}] x "
+            f"eps [{math.exp(box[2]):.3g}, {math.exp(box[3]):.3g}]")
+
+
+def outward(x: arb) -> tuple[float, float]:
+    """(lower, upper) of a ball as floats rounded outward."""
+    lo, hi = float(x.lower()), float(x.upper())
+    if not arb(lo) <= x.lower():
+        lo = math.nextafter(lo, -math.inf)
+    if not arb(hi) >= x.upper():
+        hi = math.nextafter(hi, math.inf)
+    return lo, hi
+
+
+def judge_box(group: str, box: Box, constants, bits: int) -> tuple[str, dict]:
+    """(status, margins as outward float pairs) for one box."""
+    try:
+        ms = margins(group, box, constants, bits)
+    except (ArithmeticError, ValueError, ZeroDivisionError):
+        return "undecided", {claim: (-math.inf, math.inf) for claim in CLAIMS[group]}
+    pairs = {claim: outward(m) if m.is_finite() else (-math.inf, math.inf) for claim, m in ms.items()}
+    if all(lo > 0 for lo, _ in pairs.values()):
+        return "certified", pairs
+    if any(hi < 0 for _, hi in pairs.values()):
+        return "failing", pairs
+    return "undecided", pairs
+
+
+def split(box: Box) -> tuple[Box, Box]:
+    """Halve the wider side (in log units); the halves share the midpoint exactly."""
+    a, b, c, d = box
+    if b - a >= d - c:
+        m = (a + b) / 2
+        return (a, m, c, d), (m, b, c, d)
+    m = (c + d) / 2
+    return (a, b, c, m), (a, b, m, d)
+
+
+def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
+                     max_depth: int = 24, seconds: float | None = None) -> Run:
+    """Certify every claim of ``group`` over ``root``; after ``seconds`` the boxes not yet
+    judged are reported undecided (status ``unreached``)."""
+    run = Run(group, root, bits)
+    start = time.perf_counter()
+    stack = [(root, 0)]
+    while stack:
+        box, depth = stack.pop()
+        if seconds is not None and time.perf_counter() - start > seconds:
+            run.leaves.append(Leaf(box, depth, "unreached", {}))
+            continue
+        status, pairs = judge_box(group, box, constants, bits)
+        if status == "undecided" and depth < max_depth:
+            lo, hi = split(box)
+            stack += [(hi, depth + 1), (lo, depth + 1)]
+            continue
+        run.leaves.append(Leaf(box, depth, status, pairs))
+    run.seconds = time.perf_counter() - start
+    return run
+
+
+def log_box(d_lo: float, d_hi: float, eps_lo: float, eps_hi: float) -> Box:
+    """The box of (ln d, ln eps) with float ends rounded outward, so that it covers
+    [d_lo, d_hi] x [eps_lo, eps_hi]."""
+    def down(x: float) -> float:
+        v = math.log(x)
+        while not arb(v).exp() <= x:
+            v = math.nextafter(v, -math.inf)
+        return v
+
+    def up(x: float) -> float:
+        v = math.log(x)
+        while not arb(v).exp() >= x:
+            v = math.nextafter(v, math.inf)
+        return v
+
+    return down(d_lo), up(d_hi), down(eps_lo), up(eps_hi)

@@ -1,0 +1,123 @@
+"""Certificates of a branch-and-bound run, and their independent recheck.
+
+A certificate (JSON) holds the claim group, the constants, the root box, the precision, the
+code fingerprint (:func:`verify.journal.code_fingerprint`) and every leaf: its box (floats
+written exactly, as ``float.hex``) and each claim's margin enclosure ``[lower, upper]``.
+:func:`recheck` trusts none of it: it checks that the leaves tile the root box (inside it,
+interiors disjoint, areas summing to the root's, in exact rational arithmetic), re-evaluates every
+leaf (optionally in worker processes), and rejects a leaf whose recomputed margin is not > 0 or
+does not overlap the stored enclosure.  A reader then trusts one leaf evaluation, not the search.
+"""
+from __future__ import annotations
+
+import json
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from ..journal import code_fingerprint
+from .boxes import Box, Run, judge_box
+
+FORMAT = "verify-certificate/1"
+
+
+def _hex_box(box: Box) -> list[str]:
+    return [float(x).hex() for x in box]
+
+
+def _box(values: list[str]) -> Box:
+    return tuple(float.fromhex(x) for x in values)  # type: ignore[return-value]
+
+
+def certificate(run: Run, constants) -> dict:
+    """The JSON document of a run."""
+    return {
+        "format": FORMAT,
+        "group": run.group,
+        "constants": {k: str(v) for k, v in sorted(constants.items())},
+        "root": _hex_box(run.root),
+        "bits": run.bits,
+        "code": code_fingerprint(),
+        "seconds": run.seconds,
+        "leaves": [{"box": _hex_box(leaf.box), "depth": leaf.depth, "status": leaf.status,
+                    "margins": {c: [float(lo).hex(), float(hi).hex()]
+                                for c, (lo, hi) in leaf.margins.items()}}
+                   for leaf in run.leaves],
+    }
+
+
+def write(run: Run, constants, path: Path) -> None:
+    path.write_text(json.dumps(certificate(run, constants), indent=1) + "\n")
+
+
+@dataclass(frozen=True)
+class Recheck:
+    leaves: int
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def coverage_problems(root: Box, boxes: list[Box]) -> list[str]:
+    """Do the boxes tile the root (exact rationals)?"""
+    fr = [tuple(Fraction(x) for x in b) for b in boxes]
+    r = tuple(Fraction(x) for x in root)
+    out = []
+    for i, b in enumerate(fr):
+        if not (r[0] <= b[0] < b[1] <= r[1] and r[2] <= b[2] < b[3] <= r[3]):
+            out.append(f"leaf {i} is empty or outside the root box")
+    area = sum((b[1] - b[0]) * (b[3] - b[2]) for b in fr)
+    if area != (r[1] - r[0]) * (r[3] - r[2]):
+        out.append("the leaves' areas do not add up to the root box's: a gap or an overlap")
+    order = sorted(range(len(fr)), key=lambda i: fr[i][0])
+    for pos, i in enumerate(order):  # interiors pairwise disjoint
+        for j in order[pos + 1:]:
+            if fr[j][0] >= fr[i][1]:
+                break
+            if fr[j][2] < fr[i][3] and fr[i][2] < fr[j][3]:
+                out.append(f"leaves {i} and {j} overlap")
+    return out
+
+
+def _recheck_leaf(item: tuple) -> list[str]:
+    index, group, box, stored, constants, bits = item
+    status, pairs = judge_box(group, box, constants, bits)
+    out = []
+    if status != "certified":
+        out.append(f"leaf {index}: not certified on recomputation ({status})")
+    for claim, (lo, hi) in pairs.items():
+        if claim not in stored:
+            out.append(f"leaf {index}: margin of {claim} missing")
+            continue
+        s_lo, s_hi = stored[claim]
+        if hi < s_lo or lo > s_hi:
+            out.append(f"leaf {index}: stored margin of {claim} [{s_lo:.6g}, {s_hi:.6g}] disagrees "
+                       f"with the recomputed [{lo:.6g}, {hi:.6g}]")
+    return out
+
+
+def recheck(data: dict, workers: int = 1, check_code: bool = True) -> Recheck:
+    """Re-verify a certificate independently of the run that wrote it."""
+    if data.get("format") != FORMAT:
+        return Recheck(0, ("not a verify certificate",))
+    problems = []
+    if check_code and data.get("code") != code_fingerprint():
+        problems.append("written by another version of the code (fingerprint differs)")
+    constants = {k: Fraction(v) for k, v in data["constants"].items()}
+    root = _box(data["root"])
+    leaves = data["leaves"]
+    boxes = [_box(leaf["box"]) for leaf in leaves]
+    problems += coverage_problems(root, boxes)
+    items = [(i, data["group"], boxes[i],
+              {c: (float.fromhex(a), float.fromhex(b)) for c, (a, b) in leaf["margins"].items()},
+              constants, int(data["bits"])) for i, leaf in enumerate(leaves)]
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            found = list(pool.map(_recheck_leaf, items))
+    else:
+        found = [_recheck_leaf(item) for item in items]
+    problems += [p for leaf in found for p in leaf]
+    return Recheck(len(leaves), tuple(problems))

@@ -1,0 +1,93 @@
+"""The claims certified over boxes: each is a *margin* (bound - value) enclosed by a ball for
+every (d, eps) in a box of (ln d, ln eps); a box is certified for a claim when the ball's lower
+end is > 0.  Integer quantities (T = ceil(T_factor d ln(16d/eps)), ceil(72/eps)) enter through
+the Phase-3 bound for every T >= the real lower bound (proofs/monotonicity.md).
+
+Groups share their expensive part (the plan) per box: ``prop1`` (Proposition 1), ``thm2``
+(Theorem 2 and the A.7 steps), ``cor1`` (Corollary 1's population schedule).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable, Mapping
+
+from flint import arb
+
+from ..engine.certified.balls import ARB, interval, precision
+from ..engine.certified.symmetric import ball_evaluate, ball_state, ball_three_phase, delta
+
+EVAL_LIMIT = 4000  # integrand evaluations per piece: a wide box fails fast and is split
+Box = tuple[float, float, float, float]  # ln d from, to; ln eps from, to
+D_MIN = {"prop1": 2, "thm2": 3, "cor1": 3}
+CLAIMS = {
+    "prop1": ("prop1.bound",),
+    "thm2": ("thm2.final", "thm2.contraction", "thm2.initial_distance", "thm2.optimum",
+             "thm2.delta"),
+    "cor1": ("cor1.population",),
+}
+
+
+def box_balls(box: Box, d_min: int) -> tuple[arb, arb]:
+    """(d, eps) balls covering the box; d is cut at d_min (the claims start there)."""
+    d = interval(box[0], box[1]).exp()
+    if not d.lower() >= d_min:
+        d = arb(d_min).union(d.upper())
+    return d, interval(box[2], box[3]).exp()
+
+
+def _c(constants: Mapping[str, Fraction], key: str) -> arb:
+    return ARB.number(constants[key])
+
+
+def prop1_margins(d: arb, eps: arb, constants, bits: int) -> dict:
+    """eps - L_s(ln(c d/eps^2) e_s, 2 e_s)."""
+    with precision(bits):
+        gap = (_c(constants, "prop1.attention_constant") * d / eps**2).log()
+    loss = ball_evaluate(ball_state(d, gap, bits, EVAL_LIMIT), 2, 0)["loss"]
+    with precision(bits):
+        return {"prop1.bound": eps - loss}
+
+
+def _schedule(d: arb, eps: arb, constants, prefix: str) -> tuple[arb, arb, arb]:
+    """(eta1, eta2, T_low): eta1 = scale sqrt(d), eta2 = C d^2/eta1 ln(d/eps), and the real lower
+    bound of the integer T (T_factor d ln(16d/eps) for thm2, T_numerator/eps for cor1)."""
+    eta1 = _c(constants, "thm2.eta1_scale") * d.sqrt()
+    eta2 = _c(constants, f"{prefix}.C") * d**2 / eta1 * (d / eps).log()
+    if prefix == "thm2":
+        T_low = _c(constants, "thm2.T_factor") * d * (16 * d / eps).log()
+    else:
+        T_low = _c(constants, "cor1.T_numerator") / eps
+    return eta1, eta2, T_low
+
+
+def thm2_margins(d: arb, eps: arb, constants, bits: int, prefix: str = "thm2") -> dict:
+    """Theorem 2's final loss and the A.7 steps (or Corollary 1's final loss, prefix cor1)."""
+    with precision(bits):
+        eta1, eta2, T_low = _schedule(d, eps, constants, prefix)
+    plan = ball_three_phase(d, eta1, eta2, 1, bits, EVAL_LIMIT)
+    with precision(bits):
+        final = eps - plan.loss_bound(T_low)
+        if prefix == "cor1":
+            return {"cor1.population": final}
+        dl = delta(plan.state)
+        e = (plan.beta1[0] - plan.beta_star[0], plan.beta1[1] - plan.beta_star[1])
+        return {
+            "thm2.final": final,
+            "thm2.contraction": 1 - 1 / (8 * d) - arb(plan.rho.upper()),
+            "thm2.initial_distance": 16 * d - (e[0] ** 2 + (d - 1) * e[1] ** 2),
+            "thm2.optimum": 2 * dl - plan.loss_star,
+            "thm2.delta": eps / 2 - 2 * dl,
+        }
+
+
+MARGINS: dict[str, Callable[..., dict]] = {
+    "prop1": prop1_margins,
+    "thm2": thm2_margins,
+    "cor1": lambda d, eps, constants, bits: thm2_margins(d, eps, constants, bits, "cor1"),
+}
+
+
+def margins(group: str, box: Box, constants, bits: int) -> dict:
+    """Every claim of ``group`` as a margin ball over ``box``."""
+    d, eps = box_balls(box, D_MIN[group])
+    return MARGINS[group](d, eps, constants, bits)

@@ -1,0 +1,67 @@
+"""Certified checks for the registry: a box of (d, eps) per profile, judged by branch and bound.
+
+Imported lazily by the results modules (python-flint is an optional extra): without it the
+outcome is undecided with one line saying so, never a pass.
+"""
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+from ..checks import Case, Evidence, Outcome, Profile
+
+# (d from, d to, eps from, eps to, seconds): quick boxes take seconds in CI; the full profile
+# asks for the whole box of the issue, within an hour (what is not reached is undecided)
+BOXES = {
+    "prop1": {Profile.QUICK: (10, 11, 0.1, 0.12, 60), Profile.DEFAULT: (2, 100, 0.01, 0.99, 300),
+              Profile.FULL: (2, 1e9, 1e-6, 0.99, 3600)},
+    "thm2": {Profile.QUICK: (10, 10.05, 0.1, 0.1005, 60), Profile.DEFAULT: (10, 11, 0.1, 0.11, 300),
+             Profile.FULL: (3, 1e9, 1e-6, 0.99, 3600)},
+    "cor1": {Profile.QUICK: (10, 11, 0.1, 0.12, 60), Profile.DEFAULT: (3, 30, 0.05, 0.5, 300),
+             Profile.FULL: (3, 1e9, 1e-6, 0.99, 3600)},
+}
+BITS = 96
+MAX_DEPTH = 30
+
+
+def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case]:
+    """One case: the profile's box (options ``d``/``eps`` replace it by their range)."""
+    d_lo, d_hi, e_lo, e_hi, seconds = BOXES[group][profile]
+    if options.get("d"):
+        d_lo, d_hi = min(options["d"]), max(options["d"])
+    if options.get("eps"):
+        e_lo, e_hi = min(options["eps"]), max(options["eps"])
+    if d_lo == d_hi:
+        d_hi = d_lo * (1 + 1e-9)
+    if e_lo == e_hi:
+        e_hi = e_lo * (1 + 1e-9)
+    label = f"d in [{d_lo:g}, {d_hi:g}], eps in [{e_lo:g}, {e_hi:g}]"
+    return [Case(label, {"d_lo": d_lo, "d_hi": d_hi, "eps_lo": e_lo, "eps_hi": e_hi,
+                         "seconds": seconds})]
+
+
+def judge_certified(group: str, case: Case, constants) -> Outcome:
+    """Branch and bound over the case's box: passed when every leaf is certified, failed when a
+    leaf is a counterexample region, else undecided.  Margin: the smallest certified margin."""
+    try:
+        from ..engine.certified import require_flint
+
+        require_flint()
+    except ValueError as exc:
+        return Outcome(case.label, None, None, Evidence.CERTIFIED, str(exc))
+    from .boxes import branch_and_bound, log_box
+
+    p = case.params
+    run = branch_and_bound(group, log_box(p["d_lo"], p["d_hi"], p["eps_lo"], p["eps_hi"]),
+                           constants, BITS, MAX_DEPTH, p["seconds"])
+    small = run.smallest_margin()
+    margin = small[0] if small and run.status is not False else None
+    if run.status is False:
+        bad = min((lo for leaf in run.leaves if leaf.status == "failing"
+                   for lo, _ in leaf.margins.values()), default=-math.inf)
+        margin = bad
+    return Outcome(case.label, run.status, margin, Evidence.CERTIFIED,
+                   ("COUNTEREXAMPLE region: " if run.status is False else "") + run.summary(),
+                   margin_kind="difference",
+                   values={"leaves": len(run.leaves), "deepest": run.deepest,
+                           "seconds": round(run.seconds, 1)})

@@ -1,0 +1,25 @@
+"""Certified mode: the engine's symmetric kernels on Arb balls (python-flint, optional extra).
+
+Every number here is a ball ``mid +- rad`` that contains the true value: rounding, the
+quadrature's truncation (``acb.integral`` bounds it rigorously) and the integral's tail beyond the
+cut (proofs/tail-bound.md) are all inside the radius.  The integrand and the loss polynomials are
+the mpmath engine's own (:func:`verify.engine.expectations.moment_integrand`,
+:func:`verify.engine.symbolic.lambdify_generic`), run on another number type.
+
+python-flint is optional: importing this package without it raises
+:class:`CertifiedUnavailable` with one line saying how to install it.
+"""
+from __future__ import annotations
+
+
+class CertifiedUnavailable(ValueError):
+    """python-flint is not installed (``pip install 'verify[certified]'``)."""
+
+
+def require_flint() -> None:
+    """Raise :class:`CertifiedUnavailable` unless python-flint can be imported."""
+    try:
+        import flint  # noqa: F401
+    except ImportError:
+        raise CertifiedUnavailable(
+            "certified mode needs python-flint: pip install 'verify[certified]'") from None

@@ -1,0 +1,49 @@
+"""Arb balls: precision, the backend for the shared kernels, and conversions at the boundary."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from fractions import Fraction
+from typing import Iterator
+
+from flint import acb, arb, ctx
+
+from ..estimate import ErrorKind, Estimate
+from ..expectations import Backend
+
+
+def _number(x):
+    """int, Fraction, str, arb or acb -> a ball (a Fraction exactly: numerator / denominator)."""
+    if isinstance(x, (arb, acb)):
+        return x
+    if isinstance(x, Fraction):
+        return arb(x.numerator) / x.denominator
+    return arb(x)
+
+
+ARB = Backend(_number, lambda x: x.exp(), lambda x: x.expm1())
+
+
+@contextmanager
+def precision(bits: int) -> Iterator[None]:
+    """Work at ``bits`` bits of Arb precision (restored on exit)."""
+    old = ctx.prec
+    ctx.prec = bits
+    try:
+        yield
+    finally:
+        ctx.prec = old
+
+
+def bits_for(dps: int) -> int:
+    """Bits for ``dps`` decimal digits plus guard bits."""
+    return int(dps * 3.33) + 32
+
+
+def interval(lo, hi) -> arb:
+    """The ball that contains ``[lo, hi]`` (numbers exact as floats, ints or Fractions)."""
+    return _number(lo).union(_number(hi))
+
+
+def as_estimate(x: arb) -> Estimate:
+    """A ball as an :class:`Estimate` of kind ENCLOSURE (midpoint and radius as arb)."""
+    return Estimate(x.mid(), x.rad(), ErrorKind.ENCLOSURE)
