@@ -135,7 +135,7 @@ def test_without_flint_one_line_and_exit_2(monkeypatch, capsys):
     import verify.engine.certified as certified
 
     def missing():
-        raise certified.CertifiedUnavailable("certified mode needs python-flint: pip install 'verify[certified]'")
+        raise certified.CertifiedUnavailable("certified mode needs python-flint: pip install python-flint")
 
     monkeypatch.setattr(certified, "require_flint", missing)
     assert main(["eval", "--d", "10", "--certified"]) == 2
@@ -176,3 +176,16 @@ def test_phase3_matrix_is_self_adjoint_in_the_metric():
         with precision(128):
             assert (plan.A[0][1] - (d - 1) * plan.A[1][0]).contains(0)
             assert plan.A[0][1] > 0
+
+
+def test_a_box_budget_leaves_the_rest_unreached_and_undecided():
+    """The registered checks stop after a number of judged boxes (not seconds), so a run gives
+    the same verdict on any machine; what the budget does not reach is undecided, never passed."""
+    consts = values(load())
+    root = boxes.log_box(2, 30, 0.05, 0.99)
+    run = boxes.branch_and_bound("prop1", root, consts, 96, 30, max_boxes=3)
+    assert run.status is None
+    assert any(leaf.status == "unreached" for leaf in run.leaves)
+    again = boxes.branch_and_bound("prop1", root, consts, 96, 30, max_boxes=3)
+    assert [leaf.box for leaf in again.leaves] == [leaf.box for leaf in run.leaves]
+    assert " s;" not in run.summary(timed=False) and "s" in run.summary()

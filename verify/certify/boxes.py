@@ -48,12 +48,14 @@ class Run:
                 for claim, (lo, _) in leaf.margins.items()]
         return min(rows, default=None)
 
-    def summary(self) -> str:
+    def summary(self, timed: bool = True) -> str:
+        """One line: the box, leaves, deepest split (and the time when ``timed``: a report's
+        bytes must not depend on the machine), the smallest margin and any box not certified."""
         small = self.smallest_margin()
         d = f"d in [{math.exp(self.root[0]):.6g}, {math.exp(self.root[1]):.6g}]"
         e = f"eps in [{math.exp(self.root[2]):.3g}, {math.exp(self.root[3]):.3g}]"
-        text = (f"{d}, {e}: {len(self.leaves)} leaves, deepest split {self.deepest}, "
-                f"{self.seconds:.1f} s")
+        text = (f"{d}, {e}: {len(self.leaves)} leaves, deepest split {self.deepest}"
+                + (f", {self.seconds:.1f} s" if timed else ""))
         if small:
             text += f"; smallest margin {small[0]:.3g} ({small[1]}) at {_fmt_box(small[2])}"
         bad = [leaf for leaf in self.leaves if leaf.status != "certified"]
@@ -102,17 +104,22 @@ def split(box: Box) -> tuple[Box, Box]:
 
 
 def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
-                     max_depth: int = 24, seconds: float | None = None) -> Run:
-    """Certify every claim of ``group`` over ``root``; after ``seconds`` the boxes not yet
-    judged are reported undecided (status ``unreached``)."""
+                     max_depth: int = 24, seconds: float | None = None,
+                     max_boxes: int | None = None) -> Run:
+    """Certify every claim of ``group`` over ``root``; after ``seconds``, or after ``max_boxes``
+    boxes have been judged (a budget that gives the same answer on any machine), the boxes not
+    yet judged are reported undecided (status ``unreached``)."""
     run = Run(group, root, bits)
     start = time.perf_counter()
     stack = [(root, 0)]
+    judged = 0
     while stack:
         box, depth = stack.pop()
-        if seconds is not None and time.perf_counter() - start > seconds:
+        if (seconds is not None and time.perf_counter() - start > seconds) or \
+                (max_boxes is not None and judged >= max_boxes):
             run.leaves.append(Leaf(box, depth, "unreached", {}))
             continue
+        judged += 1
         status, pairs = judge_box(group, box, constants, bits)
         if status == "undecided" and depth < max_depth:
             lo, hi = split(box)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 
 class CertifiedUnavailable(ValueError):
-    """python-flint is not installed (``pip install 'verify[certified]'``)."""
+    """python-flint is not installed (``pip install python-flint``)."""
 
 
 def require_flint() -> None:
@@ -22,4 +22,4 @@ def require_flint() -> None:
         import flint  # noqa: F401
     except ImportError:
         raise CertifiedUnavailable(
-            "certified mode needs python-flint: pip install 'verify[certified]'") from None
+            "certified mode needs python-flint: pip install python-flint") from None
