@@ -16,7 +16,7 @@ every target exactly (floor 0 for every alpha).
 Searches (``prop3.floor``) run on the float64 path with all d targets at once
 (:func:`verify.engine.general.target_moments_float`), are seeded, and the worst attention found
 is re-evaluated with the mpmath engine (:func:`verify.engine.general.solve_output`, ``DPS`` digits) at the maximising
-target; the reported floor is the lower end of the engine's enclosure of that infimum (a floor
+target; the reported floor is the engine's value minus its error estimate (a floor
 at one target is a lower bound on the max over targets).
 """
 from __future__ import annotations
@@ -96,7 +96,7 @@ def floor_search(d: int, seed: int, budget: int) -> SearchResult:
 
 def floor_at(d: int, s: int, alpha, dps: int = DPS) -> tuple:
     """(value, lower, upper) of inf_beta L_s(alpha, beta) from the mpmath engine: the loss at the
-    computed minimiser and the engine's enclosure of the infimum (memoised)."""
+    computed minimiser and the engine's value of the infimum with its error estimate (memoised)."""
     return _floor_at(d, s, tuple(repr(float(a)) for a in alpha), dps)
 
 
@@ -188,8 +188,9 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
     s = argmax(v)
     value, lower, upper = floor_at(d, s, res.x)
     fams = "; ".join(f"{k} {b[0]:.5f} ({b[1]})" for k, b in res.by_family.items())
-    detail = (f"smallest floor {mpmath.nstr(value, 8)} (enclosure [{mpmath.nstr(lower, 8)}, "
-              f"{mpmath.nstr(upper, 8)}], {DPS} digits; float {float(v[s]):.8f}) at s={s}, "
+    detail = (f"smallest floor {mpmath.nstr(value, 8)} (interval from the error estimate "
+              f"[{mpmath.nstr(lower, 8)}, {mpmath.nstr(upper, 8)}], {DPS} digits; float "
+              f"{float(v[s]):.8f}) at s={s}, "
               f"alpha-max(alpha)={fmt_vector(res.x, limit=60, relative=True)} ({res.family}); vs c2 = "
               f"{mpmath.nstr(c2, 6)}; search: {res.effort['evaluations']} float floor evaluations "
               f"(all d targets each), {res.effort['starts']} starts, seed {seed}; best per "
@@ -244,7 +245,7 @@ RESULT = Result(
     document="proofs/prop3.md",
     checks=(
         Check("prop3.uniform", "Proposition 3 (alpha = 0)",
-              "max_s inf_beta L_s(0, beta) >= c2 (values for d = 3 .. 10^6)",
+              "max_s inf_beta L_s(0, beta) >= c2 (values at the profile's d, up to 10^5 by default)",
               Evidence.NUMERIC, _uniform_cases, _judge_uniform, reconstructed=True),
         Check("prop3.uniform_symbolic", "Proposition 3 (alpha = 0, all d)",
               "max_s inf_beta L_s(0, beta) = 1/2 - (d-2)/(2(d-1) ln(d-1)) >= 1/2 - 1/(4 ln 2) >= c2 "

@@ -273,11 +273,11 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
     fl = 1.0 + vals
     s = argmax(fl)
     err = float(floor_error(eQ, eP, R)[s])
-    value, route = fl[s], f"float64 at steps {CONFIRM_STEPS}, error bound {err:.1e}"
+    value, route = fl[s], f"float64 at steps {CONFIRM_STEPS}, error estimate {err:.1e} (step halving)"
     if case.params.get("mpmath", False):
         dps = DPS if H == 1 else HEADS_DPS
         mv, me = confirm_mp(d, s, res.x, H, R, dps)
-        if abs(mv - fl[s]) > me + err:  # two routes that disagree beyond their error bounds
+        if abs(mv - fl[s]) > me + err:  # two routes that disagree beyond their error estimates
             return Outcome(case.label, None, None, Evidence.SEARCH,
                            f"float64 floor {fl[s]:.12f} +- {err:.1e} and mpmath floor "
                            f"{mpmath.nstr(mv, 12)} +- {mpmath.nstr(me, 2)} disagree at s={s}")
