@@ -22,7 +22,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine.precision import to_mpf
 from ..search import SearchResult, adam, nelder_mead
 from .common import floor_outcome, fmt_vector, single_case
@@ -264,5 +264,9 @@ RESULT = Result(
         Check("prop2.floor", "Proposition 2 (measured c1)",
               "inf_alpha L_s(alpha, beta~) >= c1 for s = argmin beta~ over searched beta~",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
+    ),
+    calibrations=(
+        Calibration("prop2.c1", ("prop2.floor",), "d = 9, where the smallest floor (0.4746, a longer search) was found and c1 = 1/5 set from it",
+                    lambda params: params.get("d") == 9),
     ),
 )

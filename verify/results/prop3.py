@@ -28,7 +28,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine import general
 from ..engine.precision import working
 from ..search import SearchResult, argmax, multistart
@@ -254,5 +254,9 @@ RESULT = Result(
         Check("prop3.floor", "Proposition 3",
               "min over searched alpha of max_s inf_beta L_s(alpha, beta) >= c2",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
+    ),
+    calibrations=(
+        Calibration("prop3.c2", ("prop3.floor",), "d = 3, where the smallest floor (0.13933) was found and c2 = 1/10 set from it",
+                    lambda params: params.get("d") == 3),
     ),
 )

@@ -34,7 +34,7 @@ from typing import Mapping
 import mpmath
 import numpy as np
 
-from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine import general
 from ..engine.precision import working
 from ..search import argmax, multistart
@@ -309,5 +309,9 @@ RESULT = Result(
         Check("prop4.floor", "Proposition 4",
               "min over searched attention of max_s inf_{||B||_F <= d^(1/4)} L_s >= c4",
               Evidence.SEARCH, _cases, _judge_floor, reconstructed=True),
+    ),
+    calibrations=(
+        Calibration("prop4.c4", ("prop4.floor",), "d = 4 with H = 2, where the smallest floor (0.16938) was found and c4 = 1/10 set from it",
+                    lambda params: params.get("d") == 4 and params.get("H") == 2),
     ),
 )
