@@ -96,7 +96,7 @@ show(fig, "risk_vs_eps")
 # bound; here it runs on the grid above (the plans are memoised, so this is immediate).
 
 # %%
-check = cor1.RESULT.checks[0]
+check = next(c for c in cor1.RESULT.checks if c.id == "cor1.population")
 outcomes = [check.judge(case, CONSTANTS)  # the boundary schedule (the plotted one)
             for case in check.cases(Profile.QUICK, CONSTANTS, {"d": list(D_LIST), "eps": list(EPS_LIST)})
             if thm2.boundary(case.params)]

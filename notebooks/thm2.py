@@ -37,7 +37,7 @@ from IPython.display import display
 
 from verify import constants as vconst
 from verify import notebook
-from verify.checks import Case, Profile
+from verify.checks import Case, Evidence, Profile
 from verify.engine import symbolic
 from verify.engine.plans import three_phase
 from verify.engine.symmetric import attention_state, evaluate_at
@@ -163,7 +163,8 @@ def run_checks(ids, options):
     return found
 
 
-outcomes = run_checks([c.id for c in thm2.RESULT.checks if c.id not in TIGHTNESS], GRID)
+outcomes = run_checks([c.id for c in thm2.RESULT.checks  # the certified box is run by `verify check thm2.certified_box`
+                        if c.id not in TIGHTNESS and c.evidence is not Evidence.CERTIFIED], GRID)
 
 failed = sorted({check.id for check, out in outcomes if out.passed is not True})
 documented = [cid for cid in failed if cid in thm2.RESULT.discrepancies]

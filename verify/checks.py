@@ -33,8 +33,9 @@ EVIDENCE_DEFINITIONS: Mapping[Evidence, str] = {
     Evidence.NUMERIC: "a high-precision value with an error ESTIMATE at each case, not a bound "
                       "(only the quadrature's tail bound is proven; the detail says which kind "
                       "of error each value carries)",
-    Evidence.STATISTICAL: "an exact binomial (Clopper-Pearson) test of a probability: the detail "
-                          "names the null, the level and the power against a stated alternative",
+    Evidence.STATISTICAL: "a named hypothesis test on seeded samples (an exact binomial "
+                          "Clopper-Pearson test, Student t bounds on a mean, or a sign test): the "
+                          "detail names the null, the level and the power or the effect it detects",
     Evidence.SEARCH: "a seeded search found no counterexample (the detail gives the effort)",
     Evidence.EXHIBIT: "a measured figure with no claim (tightness values, rows the statement does "
                       "not cover); shown, never counted as a pass",
