@@ -12,6 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONSTANTS = "verify/data/constants.toml"
+REQUIRED = ("verify/dependency_map.json", "verify/experiments/config/occurrence.toml")  # package data
 FORBIDDEN = ("tests/", "notebooks/", ".ipynb", ".ipynb_checkpoints", "REPORT.md", "reports/")
 
 
@@ -25,6 +26,8 @@ def wheel_problems(wheel: Path, constants: bytes) -> list[str]:
             problems.append(f"{wheel.name}: no {CONSTANTS} (the default constants)")
         elif archive.read(CONSTANTS) != constants:
             problems.append(f"{wheel.name}: {CONSTANTS} differs from proofs/constants.toml")
+        problems += [f"{wheel.name}: no {name} (package data)" for name in REQUIRED
+                     if name not in names]
         if not any(name.endswith(".dist-info/licenses/LICENSE") for name in names):
             problems.append(f"{wheel.name}: no LICENSE in its metadata")
     return problems
