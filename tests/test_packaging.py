@@ -110,6 +110,8 @@ def test_check_dist_rejects_a_wheel_with_tests_and_without_constants(tmp_path):
     with zipfile.ZipFile(good, "w") as archive:
         archive.writestr(check.CONSTANTS, b"x = 1\n")
         archive.writestr("verify-0.1.0.dist-info/licenses/LICENSE", "BSD")
+        for name in check.REQUIRED:
+            archive.writestr(name, "{}")
     with zipfile.ZipFile(bad, "w") as archive:
         archive.writestr("verify/__init__.py", "")
         archive.writestr("tests/test_cli.py", "")
@@ -119,6 +121,7 @@ def test_check_dist_rejects_a_wheel_with_tests_and_without_constants(tmp_path):
     problems = " ".join(check.wheel_problems(bad, b"x = 1\n"))
     assert "tests/test_cli.py" in problems and "prop1.ipynb" in problems
     assert "no verify/data/constants.toml" in problems and "no LICENSE" in problems
+    assert "no verify/dependency_map.json" in problems
 
 
 def test_the_version_has_one_source():
