@@ -12,6 +12,7 @@ import mpmath
 import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..engine import schedules
 from ..engine.symmetric import SymmetricPoint, evaluate
 from .common import grid, log_grid, ratio_outcome, smallest_passing
 
@@ -31,7 +32,8 @@ EPS_GRID = {
 def attention_gap(d: int, eps, constants: Constants) -> mpmath.mpf:
     """ln(c d / eps^2) with c = prop1.attention_constant (4 in the paper)."""
     c = constants["prop1.attention_constant"]
-    return mpmath.log(mpmath.mpf(c.numerator) / c.denominator * d / mpmath.mpf(eps) ** 2)
+    return schedules.prop1_gap(d, mpmath.mpf(eps), mpmath.mpf(c.numerator) / c.denominator,
+                               mpmath.log)
 
 
 def loss_at_gap(d: int, gap) -> tuple:

@@ -16,6 +16,7 @@ import sympy as sp
 from ..checks import (Calibration, Case, Check, Constants, Discrepancy, Evidence, Exhibit, Outcome,
                       Profile, Result)
 from ..engine.estimate import ErrorKind, Estimate
+from ..engine import schedules
 from ..engine.plans import ThreePhase, three_phase
 from ..engine.symmetric import attention_state
 from .common import grid, log_grid, ratio_outcome, smallest_passing
@@ -48,7 +49,7 @@ def eta1_value(d: int, choice: str, constants: Constants) -> mpmath.mpf:
     """eta1 for a case: thm2.eta1_scale sqrt(d) (the boundary eta1 <= sqrt(d) at scale 1),
     d^(1/4) or 1 (inside the hypothesis)."""
     if choice == "sqrt(d)":
-        return _mpf(constants["thm2.eta1_scale"]) * mpmath.sqrt(d)
+        return schedules.eta1(mpmath.mpf(d), _mpf(constants["thm2.eta1_scale"]), mpmath.sqrt)
     if choice == "d^(1/4)":
         return mpmath.root(d, 4)
     if choice == "1":
@@ -64,12 +65,13 @@ def schedule(d: int, eps, constants: Constants, prefix: str = "thm2", eta1: str 
     with mpmath.workdps(DPS + 10):
         eps = mpmath.mpf(eps)
         e1 = eta1_value(d, eta1, constants)
-        eta2 = mpmath.mpf(eta2_x) * _mpf(constants[f"{prefix}.C"]) * d**2 / e1 * mpmath.log(d / eps)
+        eta2 = mpmath.mpf(eta2_x) * schedules.eta2(d, eps, _mpf(constants[f"{prefix}.C"]), e1,
+                                                   mpmath.log)
         if prefix == "thm2":
-            T = int(mpmath.ceil(mpmath.mpf(T_x) * _mpf(constants["thm2.T_factor"]) * d
-                                * mpmath.log(16 * d / eps)))
+            low = schedules.phase3_steps(d, eps, _mpf(constants["thm2.T_factor"]), mpmath.log)
         else:
-            T = int(mpmath.ceil(mpmath.mpf(T_x) * _mpf(constants["cor1.T_numerator"]) / eps))
+            low = schedules.cor1_steps(eps, _mpf(constants["cor1.T_numerator"]))
+        T = int(mpmath.ceil(mpmath.mpf(T_x) * low))
     return e1, eta2, mpmath.mpf(1), T
 
 
