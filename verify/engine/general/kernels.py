@@ -94,6 +94,14 @@ def gram_weights(G1, G2, d: int) -> tuple:
     return G2 / (d * d), G1 / d
 
 
+def _at_one_point(V1, V2, Gk, want_b: bool, want_q: bool) -> tuple:
+    """(a_lin, a_const, b_const, q) from the derivatives ``Gk`` of G at one point: all words
+    (``G(z)`` with ``V1, V2``) or the negative slice (``G(z0)`` with ``V1', V2'``)."""
+    b_const = V2 * Gk[2] + V1 * V1 * Gk[3] if want_b else None
+    q_val = V2 * Gk[1] + V1 * V1 * Gk[2] if want_q else None
+    return Gk[1], V1 * Gk[2], b_const, q_val
+
+
 def slice_contraction(kind: str, nt: NodeTerms, w, want: str = "ABQ") -> tuple:
     """Integrands (in u) of ``A_l``, ``B_l``, ``Q`` on one slice for the output vector ``w``.
 
@@ -132,17 +140,9 @@ def slice_contraction(kind: str, nt: NodeTerms, w, want: str = "ABQ") -> tuple:
         e2 = w[s] ** 2 * nt.col(T[2], s) / d
         V2 = V2p + e2
     if kind == "all":
-        a_lin, a_const = G[1], V1 * G[2]
-        if want_b:
-            b_const = V2 * G[2] + V1 * V1 * G[3]
-        if want_q:
-            q_val = V2 * G[1] + V1 * V1 * G[2]
+        a_lin, a_const, b_const, q_val = _at_one_point(V1, V2, G, want_b, want_q)
     elif kind == "neg":
-        a_lin, a_const = G0[1], V1p * G0[2]
-        if want_b:
-            b_const = V2p * G0[2] + V1p * V1p * G0[3]
-        if want_q:
-            q_val = V2p * G0[1] + V1p * V1p * G0[2]
+        a_lin, a_const, b_const, q_val = _at_one_point(V1p, V2p, G0, want_b, want_q)
     else:
         cross = (V1p + V1) * e  # V1^2 - V1'^2
         a_lin, a_const = D[1], V1p * D[2] + e * G[2]
