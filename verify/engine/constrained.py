@@ -34,7 +34,8 @@ def constrained_output_mp(d: int, s: int, alpha: list, lower, dps: int) -> tuple
     from the engine's moments, the loss there from the engine, and the distance to the true
     constrained minimum bounded by |g|^2/(2 lambda_min) with the feasible part g of the gradient
     there and lambda_min(M) >= p/d = 1/(d(d-1)) (the engine's bound)."""
-    mom = general.moments(d, s, alpha, dps)
+    att = general.GeneralAttention.from_alpha(d, s, alpha, dps)
+    mom = general.attention_moments(att)
     with working(dps):
         M = mom.second
         m = list(mom.mean_positive)
@@ -51,7 +52,7 @@ def constrained_output_mp(d: int, s: int, alpha: list, lower, dps: int) -> tuple
                 beta[i] = sol[k]
             beta[s] = lower
         point = [beta[i] for i in range(d)]
-    ev = general.evaluate(d, s, alpha, point, dps)
+    ev = general.evaluate_attention(att, point)
     with working(dps):
         g = [abs(x) + e for x, e in zip(ev.grad_beta, ev.grad_beta_error)]
         if on_face and ev.grad_beta[s] > 0:  # the constraint is active: beta_s cannot decrease

@@ -296,8 +296,9 @@ def population_risk(d: int, s: int, alpha, beta, threshold: float | None = None,
     value, error = ev.loss, ev.loss_error
     if threshold is not None and (abs(value - threshold) <= band * threshold
                                   or abs(value - threshold) <= error):
-        val, err = general.loss(d, s, [float(a) for a in alpha], [float(b) for b in beta], dps)
-        return RiskValue(float(val), float(err), f"mpmath({dps})")
+        att = general.GeneralAttention.from_alpha(d, s, [float(a) for a in alpha], dps)
+        loss = general.loss_estimate(att, [float(b) for b in beta])
+        return RiskValue(float(loss.value), float(loss.error), f"mpmath({dps})")
     return RiskValue(value, error, "float64")
 
 

@@ -18,7 +18,7 @@ from typing import Mapping
 import mpmath
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
-from ..engine import general
+from ..engine.general import GeneralAttention, evaluate_attention
 from ..engine.enumeration import general_truth
 from ..engine.symmetric import SymmetricPoint, evaluate
 
@@ -57,7 +57,7 @@ def _judge(case: Case, constants: Constants) -> Outcome:
     s, alpha, beta = symmetric_parameters(d, seed, case.params.get("perturb", 0))
     clean = symmetric_parameters(d, seed)[1:]  # the symmetric engine sees the unperturbed point
     j0 = (s + 1) % d
-    ev = general.evaluate(d, s, alpha, beta, DPS)
+    ev = evaluate_attention(GeneralAttention.from_alpha(d, s, alpha, DPS), beta)
     sym = evaluate(SymmetricPoint(d, clean[0][s], clean[0][j0], clean[1][s], clean[1][j0]), DPS)
     rng = random.Random(seed)
     eta, eta_out = 10 ** rng.uniform(-2, 2), 10 ** rng.uniform(-2, 2)

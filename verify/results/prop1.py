@@ -112,15 +112,15 @@ def random_attention(d: int, s: int, gap, seed: int) -> list:
 
 def _judge_general(case: Case, constants: Constants) -> Outcome:
     """Non-symmetric attention at the smallest allowed gap, beta = 2 e_s (general engine)."""
-    from ..engine import general
+    from ..engine.general import GeneralAttention, loss_estimate
 
     d, eps, seed = case.params["d"], case.params["eps"], case.params["seed"]
     s = seed % d
     with mpmath.workdps(DPS + 10):
         alpha = random_attention(d, s, attention_gap(d, eps, constants), seed)
     beta = [2 if j == s else 0 for j in range(d)]
-    value, err = general.loss(d, s, alpha, beta, DPS)
-    return ratio_outcome(case, value, eps, err, detail=f"s={s}: L = {mpmath.nstr(value, 5)}")
+    loss = loss_estimate(GeneralAttention.from_alpha(d, s, alpha, DPS), beta)
+    return ratio_outcome(case, loss, eps, detail=f"s={s}: L = {mpmath.nstr(loss.value, 5)}")
 
 
 # --- proof steps of A.2, proved by SymPy for all d >= 2 and eps in (0, 1) -------------------
