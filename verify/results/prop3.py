@@ -102,7 +102,7 @@ def floor_at(d: int, s: int, alpha, dps: int = DPS) -> tuple:
 
 @lru_cache(maxsize=64)
 def _floor_at(d: int, s: int, alpha: tuple, dps: int) -> tuple:
-    opt = general.solve_output(d, s, list(alpha), dps)
+    opt = general.attention_optimum(general.GeneralAttention.from_alpha(d, s, list(alpha), dps))
     with working(dps):
         lower = opt.loss - opt.loss_error - opt.beta_error**2 / 2
         upper = opt.loss + opt.loss_error
