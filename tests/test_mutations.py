@@ -91,9 +91,9 @@ def _wrong_long_mass(mp):
 
 
 def _clear_plans(mp):
-    from verify.results import thm2
-    thm2.run_plan.cache_clear()
-    mp.setattr(thm2, "run_plan", thm2.run_plan.__wrapped__)  # no cache across mutations
+    import verify.engine.plans as plans
+    plans.run_plan.cache_clear()
+    mp.setattr(plans, "run_plan", plans.run_plan.__wrapped__)  # no cache across mutations
 
 
 def _doubled_output_gradient(mp):  # Phase 1 sees twice the gradient: beta'_s = 4 eta1/d

@@ -14,16 +14,17 @@ import mpmath
 
 from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine.estimate import ErrorKind, Estimate
-from . import cor1_samples, thm2
+from . import cor1_samples
 from .common import ratio_outcome
+from .plan_schedule import plan_cases, plan_for
 
 
 def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
-    return thm2.plan_cases(profile, constants, options)
+    return plan_cases(profile, constants, options)
 
 
 def _judge_final(case: Case, constants: Constants) -> Outcome:
-    plan = thm2.plan_for(case, constants, prefix="cor1")
+    plan = plan_for(case, constants, prefix="cor1")
     return ratio_outcome(case, Estimate(plan.loss, plan.final.error["loss"], ErrorKind.ESTIMATED),
                          case.params["eps"],
                          detail=f"L = {mpmath.nstr(plan.loss, 5)}, T = {plan.T}")

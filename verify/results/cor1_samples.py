@@ -31,7 +31,7 @@ import numpy as np
 
 from ..checks import Case, Check, Constants, Evidence, Exhibit, Outcome, Profile
 from ..engine import sampling
-from . import thm2
+from .plan_schedule import schedule
 
 D_GRID = {
     Profile.QUICK: [3, 10],
@@ -124,12 +124,12 @@ def plan_for(d: int, eps: float, constants: Constants, C=None, n1_factor=None, n
              s: int = 0, eta1: str = "sqrt(d)", above: int = 1) -> sampling.Plan:
     """The corollary's plan; C overrides cor1.C (for eta2, N1, N3 together); n1_factor /
     n3_factor override only N1 = ceil(f d ln d) / N3 = ceil(f ln d/eps); ``eta1`` picks eta1
-    (thm2.ETA1_CHOICES) and ``above`` multiplies eta2, T, N1 and N3 over their minima."""
+    (plan_schedule.ETA1_CHOICES) and ``above`` multiplies eta2, T, N1 and N3 over their minima."""
     consts = ChainMap({}, constants)  # an overlay, not a copy: reads of constants stay recorded
     if C is not None:
         consts["cor1.C"] = Fraction(C)
     Cv = consts["cor1.C"]
-    eta1, eta2, eta3, T = thm2.schedule(d, eps, consts, "cor1", eta1, above, above)
+    eta1, eta2, eta3, T = schedule(d, eps, consts, "cor1", eta1, above, above)
     with mpmath.workdps(30):
         Cm = mpmath.mpf(Cv.numerator) / Cv.denominator
         f1 = above * Cm if n1_factor is None else mpmath.mpf(n1_factor)
