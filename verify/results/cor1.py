@@ -47,7 +47,7 @@ RESULT = Result(
     id="cor1",
     name="Corollary 1",
     statement="eta3 = 1, T = ceil(72/eps), eta2 >= C d^2/eta1 ln(d/eps): L_s(alpha', beta'') <= eps",
-    hypotheses="d >= 3, eps in (0,1), eta1 <= sqrt(d); population gradients, and sampled ones with N1 >= C d ln d, N3 >= C ln d/eps",
+    hypotheses="d >= 3, eps in (0,1), eta1 <= sqrt(d); population gradients, and sampled ones with N1 >= C d ln d, N3 >= C ln d/eps, C = C(c) = cor1.C max(1, c) for the exponent c (reconstructed)",
     constants=("cor1.C", "cor1.T_numerator", "thm2.eta1_scale", "cor1.c", "cor1.delta",
                "cor1.repetitions"),
     document="proofs/cor1.md",
@@ -62,6 +62,7 @@ RESULT = Result(
     calibrations=(
         Calibration("cor1.C", ("cor1.population", "cor1.samples", "cor1.sample_sweep"),
                     "(d, eps) of the cor1.sample_C scan: d in {5, 10, 20, 30, 50, 100, 200}, "
-                    "eps in {0.1, 0.001}", cor1_samples.calibrated),
+                    "eps in {0.1, 0.001} (c = 1; the rule C(c) = cor1.C max(1, c) at c = 2 on "
+                    "d in {5, 10, 20, 30} there)", cor1_samples.calibrated),
     ),
 )
