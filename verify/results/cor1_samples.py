@@ -7,11 +7,10 @@ L_s(alpha_hat', beta_hat'') is <= eps with probability >= 1 - 3 d^-c.
 
 The constant depends on c ("for every c > 0 there is C").  Our reconstruction (proofs/cor1.md):
 C(c) = cor1.C max(1, c), one constant for all three of eta2, N1 and N3.  A failure probability
-d^-c asks for sample sizes growing like c ln d (a Hoeffding bound and a union bound over the d
-coordinates: N t^2 of order (c + 1) ln d), so C may grow linearly in c; for c < 1 the target is weaker
-and the c = 1 constant serves.  cor1.C (= C(1)) was measured at c = 1 and the rule's C(2) at
-c = 2 on the same calibration set (CALIBRATION_D x CALIBRATION_EPS, the scan's seeds), never on
-the judged cases.
+d^-c asks for sample sizes of order (c + 1) ln d (a Hoeffding bound and a union bound over the d
+coordinates), so C may grow linearly in c; for c < 1 the target is weaker and the c = 1
+constant serves.  cor1.C (= C(1)) was measured at c = 1 and the rule's C(2) at c = 2 on the same
+calibration set (CALIBRATION_D x CALIBRATION_EPS, the scan's seeds), never on the judged cases.
 
 Checked on the boundary of the hypotheses: eta1 = thm2.eta1_scale sqrt(d),
 eta2 = C(c) d^2/eta1 ln(d/eps), N1 = ceil(C(c) d ln d), N3 = ceil(C(c) ln d/eps),
@@ -286,7 +285,8 @@ def _judge_scan(case: Case, constants: Constants) -> Outcome:
     e = seen[C_need]
     detail = (f"smallest C (grid {min(grid):g}..{max(grid):g}) with Monte Carlo success fraction >= 1 - 3d^-c = "
               f"{goal:.4f}: {C_need:.4g} (p = {e['p']:.3f}, 95% CP [{e['lo']:.3f}, {e['hi']:.3f}], "
-              f"N1 = {e['N1']}, N3 = {e['N3']}); configured C(c) = cor1.C max(1, c) = {C_conf:g} at c = {exponent(constants)}; R = {R}, seed {seed}")
+              f"N1 = {e['N1']}, N3 = {e['N3']}); configured C(c) = cor1.C max(1, c) = {C_conf:g} "
+              f"at c = {exponent(constants)}; R = {R}, seed {seed}")
     return Outcome(case.label, None, C_conf / C_need, Evidence.EXHIBIT, detail, values=values)
 
 
