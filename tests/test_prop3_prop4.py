@@ -295,3 +295,13 @@ def test_head_factor_is_held_out_beyond_its_calibration_d():
     assert {(p["d"], p["H"]) for p in inside} == {(4, 1), (4, 2)}
     assert all(not cals["prop4.head_factor"].calibration(c.params)
                for c in prop4._cases(Profile.QUICK, constants(), {}))
+
+
+def test_a_larger_head_factor_fails_on_a_held_out_d():
+    """proofs/prop4.md: head_factor = 2 admits H = 6 heads at d = 9 (held out), whose floor 0.0964
+    (one group of symbols per head) is below c4: the held-out cases can refute the constant."""
+    c = constants(prop4__head_factor=2)
+    case = next(k for k in prop4._cases(Profile.DEFAULT, c, {"d": [9]}) if k.params["H"] == 6)
+    assert not prop4.head_factor_calibrated(case.params)
+    out = prop4._judge_floor(Case(case.label, {**case.params, "budget": 14, "levels": (10.0,)}), c)
+    assert out.passed is False and round(out.values["floor"], 4) == 0.0964
