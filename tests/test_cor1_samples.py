@@ -212,3 +212,37 @@ def test_cor1_C_source_figure():
     R = cor1_samples.SCAN_R[Profile.FULL]
     C, seen = cor1_samples.smallest_C(10, 0.1, constants(), R, cor1_samples.seed_for(10, 0.1, salt=1))
     assert C == 1.0 and seen[1.0]["p"] >= 0.7 > seen[2 ** -0.5]["p"]
+
+
+def test_the_constant_grows_with_c_and_the_samples_check_uses_it():
+    """C(c) = cor1.C max(1, c): c = 1/2 and 1 share cor1.C, c = 2 doubles it (eta2, N1, N3)."""
+    c = constants()
+    assert [cor1_samples.sample_constant(x, c) for x in ("1/2", "1", "2")] == [2, 2, 4]
+    assert cor1_samples.sample_constant("2", constants(cor1__C="3")) == 6
+    case = Case("d=10, eps=0.5, c=2", {"d": 10, "eps": 0.5, "c": "2", "R": 20,
+                                       "seed": cor1_samples.seed_for(10, 0.5)})
+    out = {c.id: c for c in cor1_samples.CHECKS}["cor1.samples"].judge(case, constants(cor1__repetitions="20"))
+    plan = cor1_samples.plan_for(10, 0.5, c, C=4)
+    assert "C(c) = 4," in out.detail and f"N1 = {plan.N1}, N3 = {plan.N3}" in out.detail
+
+
+def test_cor1_C_is_calibrated_on_cases_disjoint_from_the_judged_ones():
+    """The scan's (d, eps) are in-sample for cor1.C and its rule; eps = 0.01 and 0.5, d = 3, and
+    every interior schedule are held out (the c = 2 case at d = 10, eps = 0.01 among them)."""
+    cases = {c.id: c for c in cor1_samples.CHECKS}["cor1.samples"].cases(Profile.DEFAULT, constants(), {})
+    inside = {(c.params["d"], c.params["eps"]) for c in cases if cor1_samples.calibrated(c.params)}
+    assert inside == {(d, 0.1) for d in (5, 10, 30, 50)}
+    assert not cor1_samples.calibrated({"d": 10, "eps": 0.01, "c": "2"})
+    assert not cor1_samples.calibrated({"d": 10, "eps": 0.1, "eta1": "1", "above": 1})
+    scan = {c.id: c for c in cor1_samples.CHECKS}["cor1.sample_C"].cases(Profile.FULL, constants(), {})
+    assert {c.params["seed"] for c in scan}.isdisjoint({c.params["seed"] for c in cases})
+
+
+def test_cor1_C_rule_at_c2():
+    """proofs/constants.toml: at c = 2, d = 10, eps = 0.001 (a calibration case, the scan's seed,
+    R = 200) C = 2 falls short of 1 - 3/d^2 = 0.97 and 2 sqrt 2 meets it, so C(2) = 4 is a
+    margin of x1.41 there."""
+    c = constants(cor1__c="2")
+    C, seen = cor1_samples.smallest_C(10, 0.001, c, 200, cor1_samples.seed_for(10, 0.001, salt=1),
+                                      grid=[2.0, 2 ** 1.5])
+    assert C == 2 ** 1.5 and seen[C]["k"] == 197 and seen[2.0]["k"] == 190

@@ -13,9 +13,9 @@ PARAMS = {"d=3": {"d": 3}, "d=4": {"d": 4}, "d=10": {"d": 10}}
 
 def report(outcomes, discrepancy=None, calibration=None):
     check = Check("x.c", "step", "claim", Evidence.NUMERIC, lambda *a: [], lambda *a: None)
+    cals = calibration if isinstance(calibration, tuple) else (calibration,) if calibration else ()
     result = Result("x", "Result X", "a claim", "none", (), checks=(check,),
-                    discrepancies={"x.c": discrepancy} if discrepancy else {},
-                    calibrations=(calibration,) if calibration else ())
+                    discrepancies={"x.c": discrepancy} if discrepancy else {}, calibrations=cals)
     return CheckReport(result, check, list(outcomes), params=dict(PARAMS))
 
 
@@ -63,6 +63,18 @@ def test_headline_counts_held_out_cases_only():
     assert len(rep.passed) == 1 and rep.in_sample_passed == (2, 2)
     text = markdown([rep], [rep.result], load(), Profile.QUICK)
     assert "| 1 (in-sample 2/2) |" in text and "| `x.c` | `x.C` | d in {3, 4} | 2/2 | 1/1 |" in text
+
+
+def test_two_constants_measured_on_one_check_each_show_their_cases():
+    """A case is held out only when no constant of the check was calibrated on it; the table
+    shows each constant's in-sample cases."""
+    c4 = Calibration("x.C", ("x.c",), "d = 3", lambda p: p["d"] == 3)
+    heads = Calibration("x.H", ("x.c",), "d <= 4", lambda p: p["d"] <= 4)
+    rep = report([out("d=3", True), out("d=4", True), out("d=10", True)], calibration=(c4, heads))
+    assert len(rep.passed) == 1 and rep.in_sample_passed == (2, 2)
+    assert rep.calibration_passed(c4) == (1, 1) and rep.calibration_passed(heads) == (2, 2)
+    text = markdown([rep], [rep.result], load(), Profile.QUICK)
+    assert "| `x.c` | `x.C` | d = 3 | 1/1 | 1/1 |" in text and "| `x.c` | `x.H` | d <= 4 | 2/2 | 1/1 |" in text
 
 
 def test_outcome_helpers_name_the_kind_of_error():

@@ -91,9 +91,9 @@ def _wrong_long_mass(mp):
 
 
 def _clear_plans(mp):
-    from verify.results import thm2
-    thm2.run_plan.cache_clear()
-    mp.setattr(thm2, "run_plan", thm2.run_plan.__wrapped__)  # no cache across mutations
+    import verify.engine.plans as plans
+    plans.run_plan.cache_clear()
+    mp.setattr(plans, "run_plan", plans.run_plan.__wrapped__)  # no cache across mutations
 
 
 def _doubled_output_gradient(mp):  # Phase 1 sees twice the gradient: beta'_s = 4 eta1/d
@@ -185,7 +185,7 @@ MUTATIONS: dict[str, Mutation] = {
     "cor1.certified_box": Mutation("C = 1e-6", {"cor1.C": "1/1000000"}, params={"boxes": 50}),
     "cor1.population": Mutation("T = ceil(1/(100 eps))", {"cor1.T_numerator": "1/100"},
                                 pick=_at(d=10, eps=0.001)),
-    "cor1.samples": Mutation("C = 1/1000 (N1 = N3 = 1)", {"cor1.C": "1/1000"},
+    "cor1.samples": Mutation("C = 1/1000 (C(2) = 1/500: N1 = N3 = 1)", {"cor1.C": "1/1000"},
                              pick=_at(d=10, c="2", eta1="sqrt(d)", above=1)),
     "cor1.sample_sweep": Mutation("C = 1/1000: N1 = d ln d/4 inside the hypotheses (c = 2)",
                                   {"cor1.C": "1/1000", "cor1.c": "2"},

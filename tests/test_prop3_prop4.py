@@ -265,3 +265,43 @@ def test_uniform_floor_closed_form_is_proved_and_fails_when_c2_is_raised():
     assert ok.passed is True and "SymPy: True" in ok.detail
     assert abs(ok.values["floor_d3"] - 0.139326239778) < 1e-12
     assert prop3._judge_uniform_symbolic(Case("all d >= 3", {}), constants(prop3__c2="3/20")).passed is False
+
+
+def test_head_factor_calibration_figures():
+    """proofs/constants.toml: at d = 4 (head_factor's calibration set; default-profile search,
+    seed 0, float64 floors at the confirmation steps) H = 2 = 1 sqrt(d) heads keep the smallest
+    floor at 0.16938 >= c4, H = 3 at 0.12804, and H = 4 = 2 sqrt(d) bring it to 0.01865 < c4:
+    1 is the largest integer factor that keeps it."""
+    c = constants()
+    R = prop4.radius(4, c)
+    found = {}
+    for H in (2, 3, 4):
+        res = prop4.prop4_search(4, H, R, 0, prop4.budget_for(Profile.DEFAULT, 4, H),
+                                 prop4.LEVELS[Profile.DEFAULT])
+        found[H] = float(prop4.floors(4, H, res.x, R, prop4.CONFIRM_STEPS).max())
+    assert [round(found[H], 5) for H in (2, 3, 4)] == [0.16938, 0.12804, 0.01865]
+    c4 = float(c["prop4.c4"])
+    assert found[2] >= c4 and found[4] < c4
+    assert prop4.head_counts(4, c)[-1] == 2 and prop4.head_counts(4, constants(prop4__head_factor=2))[-1] == 4
+
+
+def test_head_factor_is_held_out_beyond_its_calibration_d():
+    """prop4.floor carries two measured constants: c4 (d = 4, H = 2) and head_factor (d = 4, every
+    H); every case at another d is held out, and the headline counts only those."""
+    cals = {cal.constant: cal for cal in prop4.RESULT.calibrations_for("prop4.floor")}
+    assert set(cals) == {"prop4.c4", "prop4.head_factor"}
+    cases = prop4._cases(Profile.DEFAULT, constants(), {})
+    inside = [c.params for c in cases if any(cal.calibration(c.params) for cal in cals.values())]
+    assert {(p["d"], p["H"]) for p in inside} == {(4, 1), (4, 2)}
+    assert all(not cals["prop4.head_factor"].calibration(c.params)
+               for c in prop4._cases(Profile.QUICK, constants(), {}))
+
+
+def test_a_larger_head_factor_fails_on_a_held_out_d():
+    """proofs/prop4.md: head_factor = 2 admits H = 6 heads at d = 9 (held out), whose floor 0.0964
+    (one group of symbols per head) is below c4: the held-out cases can refute the constant."""
+    c = constants(prop4__head_factor=2)
+    case = next(k for k in prop4._cases(Profile.DEFAULT, c, {"d": [9]}) if k.params["H"] == 6)
+    assert not prop4.head_factor_calibrated(case.params)
+    out = prop4._judge_floor(Case(case.label, {**case.params, "budget": 14, "levels": (10.0,)}), c)
+    assert out.passed is False and round(out.values["floor"], 4) == 0.0964

@@ -150,8 +150,10 @@ class Result:
     exhibits: tuple[Exhibit, ...] = ()
     calibrations: tuple[Calibration, ...] = ()
 
-    def calibration_for(self, check_id: str) -> Calibration | None:
-        return next((c for c in self.calibrations if check_id in c.checks), None)
+    def calibrations_for(self, check_id: str) -> tuple[Calibration, ...]:
+        """The measured constants a check's cases were calibrated on (a case is in-sample when
+        any of them marks it)."""
+        return tuple(c for c in self.calibrations if check_id in c.checks)
 
     @property
     def checked(self) -> bool:

@@ -298,7 +298,7 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
             text += f". FAILS OUTSIDE ITS SCOPE at {', '.join(o.case for o in rep.unexpected)}"
         lines.append(text + ".")
     lines.append("")
-    calibrated = [(rep, cal) for rep in reports if (cal := rep.result.calibration_for(rep.check.id))]
+    calibrated = [(rep, cal) for rep in reports for cal in rep.result.calibrations_for(rep.check.id)]
     if calibrated:
         lines.append("## Measured constants: in-sample and held-out cases")
         lines.append("")
@@ -306,7 +306,7 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
         lines.append("|---|---|---|---|---|")
         for rep, cal in calibrated:
             held = [o for o in rep.counted if not rep.in_sample(o)]
-            inside, total = rep.in_sample_passed
+            inside, total = rep.calibration_passed(cal)
             lines.append(f"| `{rep.check.id}` | `{cal.constant}` | {cal.scope} | {inside}/{total} | "
                          f"{len(rep.passed)}/{len(held)} |")
         lines.append("")

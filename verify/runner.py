@@ -8,7 +8,8 @@ from functools import partial
 from typing import Callable, Iterable, Mapping, Sequence
 
 from . import executors, memo
-from .checks import Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile, Result
+from .checks import (Calibration, Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile,
+                     Result)
 from .constants import Tracked
 from .journal import Journal
 from .results import EXPERIMENTS, REGISTRY
@@ -39,10 +40,11 @@ class CheckReport:
         d = self.discrepancy
         return d is not None and o.case in self.params and bool(d.expected(self.params[o.case]))
 
-    def in_sample(self, o: Outcome) -> bool:
-        """Whether this case is one a measured constant of the check was calibrated on."""
-        cal = self.result.calibration_for(self.check.id)
-        return cal is not None and o.case in self.params and bool(cal.calibration(self.params[o.case]))
+    def in_sample(self, o: Outcome, calibration: Calibration | None = None) -> bool:
+        """Whether this case is one a measured constant of the check (``calibration``, or any of
+        them) was calibrated on."""
+        cals = (calibration,) if calibration else self.result.calibrations_for(self.check.id)
+        return o.case in self.params and any(bool(c.calibration(self.params[o.case])) for c in cals)
 
     @property
     def counted(self) -> list[Outcome]:
@@ -84,7 +86,11 @@ class CheckReport:
     @property
     def in_sample_passed(self) -> tuple[int, int]:
         """(passes, cases) among the cases a constant was calibrated on."""
-        inside = [o for o in self.counted if self.in_sample(o)]
+        return self.calibration_passed()
+
+    def calibration_passed(self, calibration: Calibration | None = None) -> tuple[int, int]:
+        """(passes, cases) among the cases ``calibration`` (default: any constant) was tuned on."""
+        inside = [o for o in self.counted if self.in_sample(o, calibration)]
         return sum(o.passed is True for o in inside), len(inside)
 
     @property

@@ -15,6 +15,7 @@ evaluations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import mpmath
 
@@ -92,3 +93,9 @@ def three_phase(d: int, eta1, eta2, eta3, T: int, dps: int = 30) -> ThreePhase:
     optimum = evaluate_at(state, *beta_star)
     return ThreePhase(d, eta1, eta2, eta3, int(T), beta1, alpha, beta3, beta_star, A, final,
                       optimum)
+
+
+@lru_cache(maxsize=256)
+def run_plan(d: int, eta1, eta2, eta3, T: int, dps: int = 30) -> ThreePhase:
+    """:func:`three_phase`, memoised on its arguments (several checks read the same plan)."""
+    return three_phase(d, eta1, eta2, eta3, T, dps)

@@ -14,16 +14,17 @@ import mpmath
 
 from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine.estimate import ErrorKind, Estimate
-from . import cor1_samples, thm2
+from . import cor1_samples
 from .common import ratio_outcome
+from .plan_schedule import plan_cases, plan_for
 
 
 def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
-    return thm2.plan_cases(profile, constants, options)
+    return plan_cases(profile, constants, options)
 
 
 def _judge_final(case: Case, constants: Constants) -> Outcome:
-    plan = thm2.plan_for(case, constants, prefix="cor1")
+    plan = plan_for(case, constants, prefix="cor1")
     return ratio_outcome(case, Estimate(plan.loss, plan.final.error["loss"], ErrorKind.ESTIMATED),
                          case.params["eps"],
                          detail=f"L = {mpmath.nstr(plan.loss, 5)}, T = {plan.T}")
@@ -46,7 +47,7 @@ RESULT = Result(
     id="cor1",
     name="Corollary 1",
     statement="eta3 = 1, T = ceil(72/eps), eta2 >= C d^2/eta1 ln(d/eps): L_s(alpha', beta'') <= eps",
-    hypotheses="d >= 3, eps in (0,1), eta1 <= sqrt(d); population gradients, and sampled ones with N1 >= C d ln d, N3 >= C ln d/eps",
+    hypotheses="d >= 3, eps in (0,1), eta1 <= sqrt(d); population gradients, and sampled ones with N1 >= C d ln d, N3 >= C ln d/eps, C = C(c) = cor1.C max(1, c) for the exponent c (reconstructed)",
     constants=("cor1.C", "cor1.T_numerator", "thm2.eta1_scale", "cor1.c", "cor1.delta",
                "cor1.repetitions"),
     document="proofs/cor1.md",
@@ -61,6 +62,7 @@ RESULT = Result(
     calibrations=(
         Calibration("cor1.C", ("cor1.population", "cor1.samples", "cor1.sample_sweep"),
                     "(d, eps) of the cor1.sample_C scan: d in {5, 10, 20, 30, 50, 100, 200}, "
-                    "eps in {0.1, 0.001}", cor1_samples.calibrated),
+                    "eps in {0.1, 0.001} (c = 1; the rule C(c) = cor1.C max(1, c) at c = 2 on "
+                    "d in {5, 10, 20, 30} there)", cor1_samples.calibrated),
     ),
 )

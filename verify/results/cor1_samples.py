@@ -5,10 +5,17 @@ Statement (text): for every c > 0 there is C such that for d >= 3, every s, eps 
 words for Phases 1-2 and N3 >= C ln d/eps fresh words for Phase 3, the population risk
 L_s(alpha_hat', beta_hat'') is <= eps with probability >= 1 - 3 d^-c.
 
-Checked on the boundary of the hypotheses, with ONE constant C = ``cor1.C`` for all three:
-eta1 = thm2.eta1_scale sqrt(d), eta2 = C d^2/eta1 ln(d/eps), N1 = ceil(C d ln d),
-N3 = ceil(C ln d/eps), T = ceil(cor1.T_numerator/eps), for c = 1/2, 1 and 2; and inside them
-(eta1 = 1 or d^(1/4); eta2, T, N1 and N3 twice their minimum) at c = 2.
+The constant depends on c ("for every c > 0 there is C").  Our reconstruction (proofs/cor1.md):
+C(c) = cor1.C max(1, c), one constant for all three of eta2, N1 and N3.  A failure probability
+d^-c asks for sample sizes of order (c + 1) ln d (a Hoeffding bound and a union bound over the d
+coordinates), so C may grow linearly in c; for c < 1 the target is weaker and the c = 1
+constant serves.  cor1.C (= C(1)) was measured at c = 1 and the rule's C(2) at c = 2 on the same
+calibration set (CALIBRATION_D x CALIBRATION_EPS, the scan's seeds), never on the judged cases.
+
+Checked on the boundary of the hypotheses: eta1 = thm2.eta1_scale sqrt(d),
+eta2 = C(c) d^2/eta1 ln(d/eps), N1 = ceil(C(c) d ln d), N3 = ceil(C(c) ln d/eps),
+T = ceil(cor1.T_numerator/eps), for c = 1/2, 1 and 2; and inside them (eta1 = 1 or d^(1/4);
+eta2, T, N1 and N3 twice their minimum) at c = 2.
 
 Statistical evidence (an exact binomial test on R seeded repetitions): the claim "P(success) >=
 pi", pi = 1 - 3 d^-c, FAILS when the 95% Clopper-Pearson upper end is < pi (the data reject it),
@@ -31,7 +38,7 @@ import numpy as np
 
 from ..checks import Case, Check, Constants, Evidence, Exhibit, Outcome, Profile
 from ..engine import sampling
-from . import thm2
+from .plan_schedule import schedule
 
 D_GRID = {
     Profile.QUICK: [3, 10],
@@ -51,7 +58,8 @@ INTERIOR = (("1", 1, 1, 1), ("d^(1/4)", 1, 1, 1), ("sqrt(d)", 2, 2, 2))
 INTERIOR_D = {Profile.QUICK: [10], Profile.DEFAULT: [5, 10], Profile.FULL: [5, 10, 30]}
 INTERIOR_EPS = {Profile.QUICK: [0.5], Profile.DEFAULT: [0.5], Profile.FULL: [0.5, 0.05]}
 POWER = 0.9
-# the cases cor1.C was measured on (cor1.sample_C over the full profile's scan grid)
+# the cases cor1.C was measured on (cor1.sample_C over the full profile's scan grid, at c = 1;
+# the rule's C(2) at c = 2 on the same (d, eps), see proofs/constants.toml)
 CALIBRATION_D = (5, 10, 20, 30, 50, 100, 200)
 CALIBRATION_EPS = (0.1, 0.001)
 
@@ -70,6 +78,11 @@ def _c_grid() -> list[float]:
 def exponent(constants: Constants) -> Fraction:
     """The exponent of the sample-size picture (cor1.sample_C, cor1.sample_sweep)."""
     return Fraction(constants["cor1.c"])
+
+
+def sample_constant(c, constants: Constants) -> Fraction:
+    """C(c) = cor1.C max(1, c): the corollary's constant for exponent c (module docstring)."""
+    return Fraction(constants["cor1.C"]) * max(Fraction(1), Fraction(c))
 
 
 def target(d: int, constants: Constants, c=None) -> float:
@@ -124,12 +137,12 @@ def plan_for(d: int, eps: float, constants: Constants, C=None, n1_factor=None, n
              s: int = 0, eta1: str = "sqrt(d)", above: int = 1) -> sampling.Plan:
     """The corollary's plan; C overrides cor1.C (for eta2, N1, N3 together); n1_factor /
     n3_factor override only N1 = ceil(f d ln d) / N3 = ceil(f ln d/eps); ``eta1`` picks eta1
-    (thm2.ETA1_CHOICES) and ``above`` multiplies eta2, T, N1 and N3 over their minima."""
+    (plan_schedule.ETA1_CHOICES) and ``above`` multiplies eta2, T, N1 and N3 over their minima."""
     consts = ChainMap({}, constants)  # an overlay, not a copy: reads of constants stay recorded
     if C is not None:
         consts["cor1.C"] = Fraction(C)
     Cv = consts["cor1.C"]
-    eta1, eta2, eta3, T = thm2.schedule(d, eps, consts, "cor1", eta1, above, above)
+    eta1, eta2, eta3, T = schedule(d, eps, consts, "cor1", eta1, above, above)
     with mpmath.workdps(30):
         Cm = mpmath.mpf(Cv.numerator) / Cv.denominator
         f1 = above * Cm if n1_factor is None else mpmath.mpf(n1_factor)
@@ -189,11 +202,12 @@ def _judge_samples(case: Case, constants: Constants) -> Outcome:
         return Outcome(case.label, None, None, Evidence.STATISTICAL,
                        f"vacuous: 1 - 3d^-c = {goal:.4f} <= 0 at d = {d}, c = {c} (nothing to test)",
                        vacuous=True)
-    plan = plan_for(d, eps, constants, eta1=case.params.get("eta1", "sqrt(d)"),
+    C = sample_constant(c, constants)
+    plan = plan_for(d, eps, constants, C=C, eta1=case.params.get("eta1", "sqrt(d)"),
                     above=case.params.get("above", 1))
     est = estimate(plan, eps, R, seed)
     passed, test = verdict(est["k"], R, goal, constants)
-    detail = (f"{test}; N1 = {plan.N1}, N3 = {plan.N3}, eta1 = {plan.eta1:.4g}, "
+    detail = (f"{test}; C(c) = {C}, N1 = {plan.N1}, N3 = {plan.N3}, eta1 = {plan.eta1:.4g}, "
               f"eta2 = {plan.eta2:.4g}, T = {plan.T}; median L = {est['median']:.3g}, worst "
               f"{est['worst']:.3g}; {est['precise']} re-evaluated at 20 digits; seed {seed}")
     return Outcome(case.label, passed, est["lo"] - goal, Evidence.STATISTICAL, detail,
@@ -224,7 +238,7 @@ def smallest_C(d: int, eps: float, constants: Constants, R: int, seed: int,
     # first probe at the configured C (the cheapest informative point), then bisection below it
     # or a search upwards: about log2(len(grid)) runs, none at a C far above the configured one
     # unless needed
-    conf = float(constants["cor1.C"])
+    conf = float(sample_constant(exponent(constants), constants))
     start = min(range(len(grid)), key=lambda i: abs(math.log(grid[i] / conf)))
     if ok(start):
         lo, hi = -1, start
@@ -262,7 +276,7 @@ def _judge_scan(case: Case, constants: Constants) -> Outcome:
     d, eps, R, seed = (case.params[k] for k in ("d", "eps", "R", "seed"))
     grid = case.params.get("grid") or tuple(_c_grid())
     C_need, seen = smallest_C(d, eps, constants, R, seed, grid)
-    C_conf = float(constants["cor1.C"])
+    C_conf = float(sample_constant(exponent(constants), constants))
     goal = target(d, constants)
     values = {"d": d, "eps": eps, "C": C_need if math.isfinite(C_need) else "none", "R": R}
     if math.isinf(C_need):
@@ -271,7 +285,8 @@ def _judge_scan(case: Case, constants: Constants) -> Outcome:
     e = seen[C_need]
     detail = (f"smallest C (grid {min(grid):g}..{max(grid):g}) with Monte Carlo success fraction >= 1 - 3d^-c = "
               f"{goal:.4f}: {C_need:.4g} (p = {e['p']:.3f}, 95% CP [{e['lo']:.3f}, {e['hi']:.3f}], "
-              f"N1 = {e['N1']}, N3 = {e['N3']}); configured cor1.C = {C_conf:g}; R = {R}, seed {seed}")
+              f"N1 = {e['N1']}, N3 = {e['N3']}); configured C(c) = cor1.C max(1, c) = {C_conf:g} "
+              f"at c = {exponent(constants)}; R = {R}, seed {seed}")
     return Outcome(case.label, None, C_conf / C_need, Evidence.EXHIBIT, detail, values=values)
 
 
@@ -290,15 +305,16 @@ AXES = {"N1": "N1/(d ln d)", "N3": "N3 eps/ln d"}
 def sweep_row(d: int, eps: float, axis: str, factor: float, constants: Constants, R: int,
               seed: int) -> dict:
     """One point of the sample-size picture: N1 = ceil(factor d ln d) (axis "N1") or
-    N3 = ceil(factor ln d/eps) (axis "N3"), everything else at cor1.C; the success estimate with
-    its CP interval, the scaled size actually used, and whether the corollary's hypotheses
-    (factor >= cor1.C) hold."""
+    N3 = ceil(factor ln d/eps) (axis "N3"), everything else at C(c) (c = cor1.c); the success
+    estimate with its CP interval, the scaled size actually used, and whether the corollary's
+    hypotheses (factor >= C(c)) hold."""
     kw = {"n1_factor": factor} if axis == "N1" else {"n3_factor": factor}
-    plan = plan_for(d, eps, constants, **kw)
+    C = sample_constant(exponent(constants), constants)
+    plan = plan_for(d, eps, constants, C=C, **kw)
     est = estimate(plan, eps, R, seed)
     scaled = plan.N1 / (d * math.log(d)) if axis == "N1" else plan.N3 * eps / math.log(d)
     return dict(axis=axis, factor=factor, scaled=scaled, d=d, eps=eps, target=target(d, constants),
-                covered=Fraction(factor) >= Fraction(constants["cor1.C"]), **est)
+                covered=Fraction(factor) >= C, **est)
 
 
 def _sweep_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
@@ -307,7 +323,7 @@ def _sweep_cases(profile: Profile, constants: Constants, options: Mapping) -> li
     R = _repetitions(profile, constants, SWEEP_R)
 
     def reps(d: int, factor: float) -> int:  # a claim gets the power rule's R, a picture row R
-        covered = Fraction(factor) >= Fraction(constants["cor1.C"])
+        covered = Fraction(factor) >= sample_constant(exponent(constants), constants)
         return repetitions(target(d, constants), constants) if covered else R
 
     return [Case(f"d={d}, eps={e:g}, {axis} = {f:g} x {'d ln d' if axis == 'N1' else 'ln d/eps'}",
@@ -317,7 +333,7 @@ def _sweep_cases(profile: Profile, constants: Constants, options: Mapping) -> li
 
 
 def _judge_sweep(case: Case, constants: Constants) -> Outcome:
-    """Inside the hypotheses (factor >= cor1.C) the exact test of cor1.samples; below them the
+    """Inside the hypotheses (factor >= C(c), c = cor1.c) the exact test of cor1.samples; below them the
     row is an exhibit: a measurement the corollary makes no claim about."""
     prm = case.params
     row = sweep_row(prm["d"], prm["eps"], prm["axis"], prm["factor"], constants, prm["R"], prm["seed"])
@@ -328,7 +344,7 @@ def _judge_sweep(case: Case, constants: Constants) -> Outcome:
     sizes = f"N1 = {row['N1']}, N3 = {row['N3']}; seed {prm['seed']}"
     if not row["covered"]:
         return Outcome(case.label, None, None, Evidence.EXHIBIT,
-                       f"below the corollary's sample size (factor {prm['factor']:g} < cor1.C): "
+                       f"below the corollary's sample size (factor {prm['factor']:g} < C(c)): "
                        f"measured, no claim; {row['k']}/{row['R']} runs reach L <= eps, p = "
                        f"{row['p']:.3f}, 95% CP [{row['lo']:.3f}, {row['hi']:.3f}]; {sizes}",
                        values=values)
@@ -370,8 +386,9 @@ def plot_sample_complexity(rows: Sequence[dict]):
 
 CHECKS = (
     Check("cor1.samples", "Corollary 1 (finite samples)",
-          "P(L_s(alpha_hat', beta_hat'') <= eps) >= 1 - 3d^-c with N1 = C d ln d, N3 = C ln d/eps "
-          "(exact binomial test, power >= 0.9 against 1 - 3d^-c - delta)", Evidence.STATISTICAL,
+          "P(L_s(alpha_hat', beta_hat'') <= eps) >= 1 - 3d^-c with N1 = C d ln d, N3 = C ln d/eps, "
+          "C = C(c) = cor1.C max(1, c) (exact binomial test, power >= 0.9 against "
+          "1 - 3d^-c - delta)", Evidence.STATISTICAL,
           _sample_cases, _judge_samples, reconstructed=True),
     Check("cor1.sample_C", "Corollary 1 (finite samples, constant)",
           "exhibit: smallest C (eta2, N1, N3 together) with success fraction >= 1 - 3d^-c "
@@ -379,14 +396,15 @@ CHECKS = (
           reconstructed=True),
     Check("cor1.sample_sweep", "Corollary 1 (finite samples, sample sizes)",
           "success probability against N1/(d ln d) and N3 eps/ln d; where the size meets "
-          "C (factor >= cor1.C) the exact test of cor1.samples, below it an exhibit row",
+          "C (factor >= C(c) = cor1.C max(1, c)) the exact test of cor1.samples, below it an "
+          "exhibit row",
           Evidence.STATISTICAL, _sweep_cases, _judge_sweep, reconstructed=True),
 )
 
 EXHIBITS = (
     Exhibit("cor1.sample_sweep", "Sample complexity",
             "Success probability P(L_s <= eps) over seeded repetitions (95% Clopper-Pearson "
-            "interval) as one sample size varies and everything else stays at cor1.C; the "
+            "interval) as one sample size varies and everything else stays at C(c); the "
             "corollary claims 1 - 3d^-c only on rows marked 'yes'. Plot: notebooks/cor1.py.",
             (("d", "d"), ("eps", "eps"), ("axis", "varied"), ("scaled", "size / scale"),
              ("N1", "N1"), ("N3", "N3"), ("p", "success"), ("ci", "95% CP"),

@@ -55,6 +55,9 @@ MP_MAX_D = 10  # H = 1 floors confirmed with the mpmath engine up to this d
 HEADS_DPS = 15
 MP_HEADS_MAX_D = 4  # the same for H >= 2 (a pair of heads costs 8-50 s at d = 4, minutes at d = 9)
 QUICK_HEADS = (1, 3)
+# the d prop4.head_factor was chosen at (proofs/constants.toml): the largest integer f whose
+# H = floor(f sqrt(d)) heads keep the smallest floor found >= c4 there; every other d is held out
+HEAD_FACTOR_D = (4,)
 LEVELS = {Profile.QUICK: (10.0,), Profile.DEFAULT: (1.0, 3.0, 10.0, 30.0), Profile.FULL: (1.0, 3.0, 10.0, 30.0)}
 
 
@@ -224,6 +227,11 @@ def head_counts(d: int, constants: Constants) -> list[int]:
     return sorted({H for H in (1, 2, r, 2 * r, int(math.floor(cap))) if 1 <= H <= cap + 1e-12})
 
 
+def head_factor_calibrated(params: Mapping[str, object]) -> bool:
+    """Whether a case is one prop4.head_factor was chosen on: d in HEAD_FACTOR_D (every H)."""
+    return params.get("d") in HEAD_FACTOR_D
+
+
 def budget_for(profile: Profile, d: int, H: int) -> int:
     """Floor evaluations: H = 1 gets the profile's BUDGET; H >= 2 gets what fits in SECONDS
     [profile] at ~PAIR_SECONDS max(1, (d/9)^2) per pair of heads (the cross-head blocks dominate),
@@ -313,5 +321,9 @@ RESULT = Result(
     calibrations=(
         Calibration("prop4.c4", ("prop4.floor",), "d = 4 with H = 2, where the smallest floor (0.16938) was found and c4 = 1/10 set from it",
                     lambda params: params.get("d") == 4 and params.get("H") == 2),
+        Calibration("prop4.head_factor", ("prop4.floor",),
+                    "d = 4 (every H): 1 is the largest integer f whose H = floor(f sqrt(d)) heads "
+                    "keep the floor >= c4 there (H = 2: 0.169; H = 4: 0.0187)",
+                    head_factor_calibrated),
     ),
 )
