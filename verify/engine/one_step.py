@@ -3,7 +3,8 @@
 For an output beta0 and a step size eta, the attention after one gradient step on target s is
 alpha'_s = -eta grad_alpha L_s(0, beta0) (logit gaps capped, :mod:`verify.engine.logits`), and
 the best output after it gives min_beta L_s(alpha'_s, beta).  :class:`FloorSearch` computes the
-gradients once per beta0 and the minima per eta, with counters for the report.
+gradients once per beta0 and the minima for every target at one or many etas in one batch of the
+float engine (:func:`verify.engine.general.target_floors_batch`), with counters for the report.
 """
 from __future__ import annotations
 
@@ -43,9 +44,18 @@ class FloorSearch:
         return out
 
     def per_target(self, grads: dict, eta: float) -> dict:
-        vals = {}
-        for s, g in grads.items():
-            vals[s] = general.best_output_float(self.d, s, compress(-eta * g))[1]
-            self.solves += 1
-        self.evaluations += 1
-        return vals
+        """{s: min_beta L_s(alpha'_s, beta)} at one eta (:meth:`per_eta` for one eta)."""
+        return self.per_eta(grads, [eta])[0]
+
+    def per_eta(self, grads: dict, etas) -> list[dict]:
+        """[{s: min_beta L_s(alpha'_s, beta)} for each eta]: every (eta, target) pair in one
+        batch of the float engine."""
+        pairs = [(float(eta), s) for eta in etas for s in grads]
+        alphas = [compress(-eta * grads[s]) for eta, s in pairs]
+        values, _ = general.target_floors_batch(self.d, alphas, [s for _, s in pairs])
+        self.solves += len(pairs)
+        self.evaluations += len(etas)
+        out = [{} for _ in etas]
+        for k, (_, s) in enumerate(pairs):
+            out[k // len(grads)][s] = float(values[k])
+        return out
