@@ -40,6 +40,9 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+# the environment as the user set it: importing verify sets one BLAS thread per process by
+# default, which the other checkout (--before) must not inherit from this process
+USER_ENV = dict(os.environ)
 sys.path.insert(0, os.environ.get("BENCH_TREE") or str(Path(__file__).resolve().parent.parent))
 
 from verify.checks import Case, Profile  # noqa: E402
@@ -62,8 +65,8 @@ REPRESENTATIVE = {
 FULL_REPRESENTATIVE = {
     "thm1.large_output": ("thm1.large_output", {"d": [32]}, 0, {"random": 2, "evals": 0}),
     "thm1.floor": ("thm1.floor", {"d": [16]}, 0, {"random": 1, "starts": 1, "evals": 20}),
-    "cor1": ("cor1.samples", {}, 130, {}),
-    "contrast": ("contrast.separation", {"d": [25]}, 0, {}),
+    "cor1": ("cor1.samples", {}, 150, {}),
+    "contrast": ("contrast.separation", {"d": [9]}, 0, {}),
     "prop4": ("prop4.floor", {"d": [16]}, 0, {}),
     "prop2": ("prop2.floor", {"d": [16]}, 0, {}),
     "lemma-low-attention": ("lemma-low-attention.bound", {}, 20, {}),
@@ -161,7 +164,7 @@ def timed_in(tree: Path, job: tuple, profile: Profile) -> tuple[str, object, flo
             "a = json.loads(sys.argv[3]);"
             "r = b._judge(a[0], a[1], a[2], Profile(a[3]), False, a[4]);"
             "print(json.dumps(r[:3]))")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"BENCH_TREE": str(tree)}
+    env = {k: v for k, v in USER_ENV.items() if k != "PYTHONPATH"} | {"BENCH_TREE": str(tree)}
     arg = json.dumps([check_id, options, index, profile.value, overrides])
     out = subprocess.run([sys.executable, "-c", code, str(tree), str(Path(__file__).parent), arg],
                          env=env, capture_output=True, text=True, check=True, cwd=tree)

@@ -113,6 +113,13 @@ def test_thm1_floor_report_ignores_ulp_changes_of_the_engine(tmp_path, monkeypat
     assert _report(tmp_path, "after", *args) == before
 
 
+def test_thm1_large_output_report_ignores_ulp_changes_of_the_engine(tmp_path, monkeypatch):
+    args = ("thm1.large_output", "--d", "9", "--profile", "quick")
+    before = _report(tmp_path, "before", *args)
+    monkeypatch.setattr(general, "target_moments_batch", _perturbed(general.target_moments_batch, -3))
+    assert _report(tmp_path, "after", *args) == before
+
+
 def test_same_bytes_with_one_or_two_workers(tmp_path):
     args = ("prop3.floor", "--d", "3,4", "--profile", "quick")
     assert _report(tmp_path, "w1", *args, "--workers", "1") == _report(tmp_path, "w2", *args,
