@@ -8,6 +8,8 @@ float engine (:func:`verify.engine.general.target_floors_batch`), with counters 
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from . import general
@@ -34,12 +36,19 @@ class FloorSearch:
         self.solves = 0
         self.gradients = 0
         self.evaluations = 0  # F evaluations (one beta0, one eta)
+        self._grid0 = None  # the float grid at alpha = 0 (target 0)
 
     def grads(self, beta0: np.ndarray, targets: list[int]) -> dict:
+        """{s: grad_alpha L_s(0, beta0)}.  At alpha = 0 every symbol has the same weight, so the
+        float grid (nodes, exponentials, pgf terms) is the same for every target and every
+        beta0: built once, its target set per call (the same numbers ``evaluate_float`` forms)."""
+        if self._grid0 is None:
+            self._grid0 = general.float_attention_grid(self.d, 0, np.zeros(self.d))
         out = {}
         for s in targets:
-            ev = general.evaluate_float(self.d, s, np.zeros(self.d), beta0, with_errors=False)
-            out[s] = ev.grad_alpha
+            grid = dataclasses.replace(self._grid0, s=s)
+            out[s] = general.evaluate_grid(grid, np.asarray(beta0, dtype=np.float64),
+                                           with_errors=False).grad_alpha
             self.gradients += 1
         return out
 
