@@ -45,3 +45,17 @@ def test_target_moments_batch_rejects_bad_input():
         general.target_moments_batch(3, [[0.0, 0.0, 0.0]], [3])
     with pytest.raises(ValueError):
         general.target_moments_batch(3, [[0.0, np.nan, 0.0]], [0])
+
+
+@pytest.mark.parametrize("preset", [None, "2"])
+def test_import_sets_one_blas_thread_unless_the_user_chose(preset):
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if preset:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    out = subprocess.run([sys.executable, "-c", "import os, verify; print(os.environ['OPENBLAS_NUM_THREADS'])"],
+                         env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == (preset or "1")
