@@ -59,3 +59,16 @@ def test_import_sets_one_blas_thread_unless_the_user_chose(preset):
     out = subprocess.run([sys.executable, "-c", "import os, verify; print(os.environ['OPENBLAS_NUM_THREADS'])"],
                          env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == (preset or "1")
+
+
+def test_streams_of_a_chunk_are_the_spawned_children():
+    """sampling.streams builds a chunk's generators alone, the same as SeedSequence.spawn's."""
+    from verify.engine import sampling
+
+    children = np.random.SeedSequence(30010090).spawn(12)
+    chunk = sampling.streams(30010090, 12, 5, 4)
+    assert len(chunk) == 4
+    for child, (g1, g3) in zip(children[5:9], chunk):
+        a, b = child.spawn(2)
+        assert g1.integers(0, 2**62, 3).tolist() == np.random.default_rng(a).integers(0, 2**62, 3).tolist()
+        assert g3.integers(0, 2**62, 3).tolist() == np.random.default_rng(b).integers(0, 2**62, 3).tolist()
