@@ -109,7 +109,14 @@ def test_prop3_floor_report_ignores_ulp_changes_of_the_engine(tmp_path, monkeypa
 def test_thm1_floor_report_ignores_ulp_changes_of_the_engine(tmp_path, monkeypatch):
     args = ("thm1.floor", "--d", "9", "--profile", "quick")
     before = _report(tmp_path, "before", *args)
-    monkeypatch.setattr(general, "best_output_float", _perturbed(general.best_output_float, 3))
+    monkeypatch.setattr(general, "target_floors_batch", _perturbed(general.target_floors_batch, 3))
+    assert _report(tmp_path, "after", *args) == before
+
+
+def test_thm1_large_output_report_ignores_ulp_changes_of_the_engine(tmp_path, monkeypatch):
+    args = ("thm1.large_output", "--d", "9", "--profile", "quick")
+    before = _report(tmp_path, "before", *args)
+    monkeypatch.setattr(general, "target_moments_batch", _perturbed(general.target_moments_batch, -3))
     assert _report(tmp_path, "after", *args) == before
 
 

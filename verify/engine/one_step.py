@@ -3,9 +3,12 @@
 For an output beta0 and a step size eta, the attention after one gradient step on target s is
 alpha'_s = -eta grad_alpha L_s(0, beta0) (logit gaps capped, :mod:`verify.engine.logits`), and
 the best output after it gives min_beta L_s(alpha'_s, beta).  :class:`FloorSearch` computes the
-gradients once per beta0 and the minima per eta, with counters for the report.
+gradients once per beta0 and the minima for every target at one or many etas in one batch of the
+float engine (:func:`verify.engine.general.target_floors_batch`), with counters for the report.
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -33,19 +36,35 @@ class FloorSearch:
         self.solves = 0
         self.gradients = 0
         self.evaluations = 0  # F evaluations (one beta0, one eta)
+        self._grid0 = None  # the float grid at alpha = 0 (target 0)
 
     def grads(self, beta0: np.ndarray, targets: list[int]) -> dict:
+        """{s: grad_alpha L_s(0, beta0)}.  At alpha = 0 every symbol has the same weight, so the
+        float grid (nodes, exponentials, pgf terms) is the same for every target and every
+        beta0: built once, its target set per call (the same numbers ``evaluate_float`` forms)."""
+        if self._grid0 is None:
+            self._grid0 = general.float_attention_grid(self.d, 0, np.zeros(self.d))
         out = {}
         for s in targets:
-            ev = general.evaluate_float(self.d, s, np.zeros(self.d), beta0, with_errors=False)
-            out[s] = ev.grad_alpha
+            grid = dataclasses.replace(self._grid0, s=s)
+            out[s] = general.evaluate_grid(grid, np.asarray(beta0, dtype=np.float64),
+                                           with_errors=False).grad_alpha
             self.gradients += 1
         return out
 
     def per_target(self, grads: dict, eta: float) -> dict:
-        vals = {}
-        for s, g in grads.items():
-            vals[s] = general.best_output_float(self.d, s, compress(-eta * g))[1]
-            self.solves += 1
-        self.evaluations += 1
-        return vals
+        """{s: min_beta L_s(alpha'_s, beta)} at one eta (:meth:`per_eta` for one eta)."""
+        return self.per_eta(grads, [eta])[0]
+
+    def per_eta(self, grads: dict, etas) -> list[dict]:
+        """[{s: min_beta L_s(alpha'_s, beta)} for each eta]: every (eta, target) pair in one
+        batch of the float engine."""
+        pairs = [(float(eta), s) for eta in etas for s in grads]
+        alphas = [compress(-eta * grads[s]) for eta, s in pairs]
+        values, _ = general.target_floors_batch(self.d, alphas, [s for _, s in pairs])
+        self.solves += len(pairs)
+        self.evaluations += len(etas)
+        out = [{} for _ in etas]
+        for k, (_, s) in enumerate(pairs):
+            out[k // len(grads)][s] = float(values[k])
+        return out

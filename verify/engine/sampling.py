@@ -100,11 +100,16 @@ class Plan:
 # ------------------------------------------------------------------------------ sampling
 
 
-def streams(seed: int, R: int) -> list[tuple[np.random.Generator, np.random.Generator]]:
-    """Per repetition r: (Phases 1-2 generator, Phase-3 generator), from SeedSequence(seed)."""
+def streams(seed: int, R: int, first: int = 0,
+            count: int | None = None) -> list[tuple[np.random.Generator, np.random.Generator]]:
+    """Per repetition r (``first`` .. ``first + count - 1`` of R): (Phases 1-2 generator,
+    Phase-3 generator), from the r-th child of SeedSequence(seed).  A child of ``spawn`` is
+    ``SeedSequence(seed, spawn_key=(r,))``, so a chunk of repetitions builds its own generators
+    only (the same streams; the chunks of a large R no longer rebuild all R each)."""
+    count = R - first if count is None else min(count, R - first)
     out = []
-    for child in np.random.SeedSequence(seed).spawn(R):
-        a, b = child.spawn(2)
+    for r in range(first, first + count):
+        a, b = np.random.SeedSequence(seed, spawn_key=(r,)).spawn(2)
         out.append((np.random.default_rng(a), np.random.default_rng(b)))
     return out
 
@@ -122,7 +127,7 @@ def draw_samples(d: int, seed: int, R: int, N1: int, N3: int, first: int = 0,
     the R-repetition run with this seed."""
     dist = WordDistribution(d)
     count = R - first if count is None else count
-    gens = streams(seed, R)[first:first + count]
+    gens = streams(seed, R, first, count)
     c1 = np.stack([draw_counts(dist, g1, N1) for g1, _ in gens]).astype(np.float64)
     c3 = np.stack([draw_counts(dist, g3, N3) for _, g3 in gens]).astype(np.float64)
     return c1, c3

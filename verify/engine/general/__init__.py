@@ -37,18 +37,20 @@ from .backends import FLOAT_STEP, FloatGrid, float_grid
 from .heads import (FLOAT_THETA_STEP, FloatHeadMoments, HeadMoments, head_moments,
                     head_moments_float, heads_loss)
 from .loss import (Evaluation, FloatEvaluation, GradientTerms, attention_gradient_terms,
-                   evaluate_attention, evaluate_float, loss_estimate)
+                   evaluate_attention, evaluate_float, evaluate_grid, loss_estimate)
 from .moments import (FloatMoments, GeneralMoments, attention_moments, float_attention_grid,
-                      moments, moments_float, second_diagonal_float, target_moments_float)
+                      moments, moments_float, second_diagonal_float, target_moments_batch,
+                      target_moments_float)
 from .optimum import (OutputOptimum, attention_optimum, best_output, best_output_float,
                       best_output_heads, best_output_heads_float, solve_output,
-                      target_floors_float, target_system_float)
+                      target_floors_batch, target_floors_float, target_system_float)
 
 __all__ = [
     # state-passing API
     "GeneralAttention", "attention_moments", "evaluate_attention", "loss_estimate",
     "attention_gradient_terms", "attention_optimum", "FloatGrid", "float_attention_grid",
-    "target_system_float", "target_floors_float", "FloatHeadMoments",
+    "target_system_float", "target_floors_float", "FloatHeadMoments", "target_moments_batch",
+    "target_floors_batch", "evaluate_grid",
     # the former module's names
     "GeneralMoments", "Evaluation", "GradientTerms", "OutputOptimum", "moments", "evaluate",
     "loss_and_grad", "loss", "gradient_terms", "solve_output", "best_output", "FloatMoments",

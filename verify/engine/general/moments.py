@@ -24,7 +24,7 @@ from ..estimate import ErrorKind, Estimate
 from ..precision import working
 from ..quadrature import integrate
 from .attention import TAIL_SAFETY, GeneralAttention, check_d_s, float_vector
-from .backends import FLOAT_STEP, FloatGrid, float_grid, trapezoid
+from .backends import FLOAT_STEP, FloatGrid, float_grid, float_nodes, trapezoid
 from .kernels import gram_weights, mean_terms, pgf_terms
 
 
@@ -237,3 +237,67 @@ def second_diagonal_float(d: int, alpha, h: float = FLOAT_STEP) -> np.ndarray:
     Y = g.T[1]
     w2, wd = gram_weights(g.G[1], g.G[2], d)
     return h * (Y * Y * w2[:, None] + g.T[2] * wd[:, None]).sum(axis=0)
+
+
+BATCH_ELEMENTS = 1_500_000  # float64 elements of one (alphas x nodes x symbols) block
+
+
+def target_moments_batch(d: int, alphas, targets, h: float = FLOAT_STEP) -> tuple:
+    """(M, m) for a stack of attention vectors at once, in float64: ``M[k] = E[gamma gamma^T]``
+    and ``m[k] = E[gamma 1{C_s >= 1}]`` with ``s = targets[k]`` at ``alphas[k]`` (shapes
+    ``(K, d, d)``, ``(K, d)``): the column ``s`` of :func:`target_moments_float`'s ``P``.
+
+    The searches' workhorse (Theorem 1: every target at every step size): one pass of numpy
+    over blocks of alphas instead of a call per alpha, only the column of ``P`` the target
+    needs, and ``T_1 = tau x``, ``T_2 = tau T_1`` formed by products (exact to an ulp; ``tau`` is
+    clipped at e^7, where ``x`` and every ``T_k`` are 0).  Each alpha keeps its own rule: the
+    nodes of :func:`.backends.float_nodes` share ``u_lo`` and ``h``, so a block runs on the
+    longest grid with the nodes beyond an alpha's own grid weighted 0 (its sums are those of
+    :func:`target_moments_float` up to the order of the additions).  Blocks group alphas of
+    similar grid length.  Tested against ``target_moments_float``.
+    """
+    A = np.asarray(alphas, dtype=np.float64).reshape(-1, d)
+    S = np.asarray(targets, dtype=np.int64).reshape(-1)
+    if len(S) != len(A) or not np.all(np.isfinite(A)) or np.any((S < 0) | (S >= d)):
+        raise ValueError(f"alphas must be K x {d} finite numbers with K targets in 0..{d - 1}")
+    A = A - A.max(axis=1, keepdims=True)
+    lengths = np.array([len(float_nodes(d, float(a.min()), h)) for a in A], dtype=np.int64)
+    M = np.empty((len(A), d, d))
+    m = np.empty((len(A), d))
+    order = np.argsort(lengths, kind="stable")
+    start = 0
+    while start < len(order):
+        n = lengths[order[start]]
+        stop = start + 1
+        while stop < len(order) and (stop - start + 1) * lengths[order[stop]] * d <= BATCH_ELEMENTS:
+            stop += 1
+        rows = order[start:stop]
+        M[rows], m[rows] = _block_moments(d, A[rows], S[rows], lengths[rows], h)
+        start = stop
+    return M, m
+
+
+def _block_moments(d: int, A: np.ndarray, S: np.ndarray, lengths: np.ndarray, h: float) -> tuple:
+    """:func:`target_moments_batch` on one block (alphas ``A`` with max 0, grid lengths)."""
+    p = 1.0 / (d - 1)
+    q = 1.0 - p
+    n = int(lengths.max())
+    u = float_nodes(d, 0.0, h)[0] + h * np.arange(n)
+    live = np.arange(n)[None, :] < lengths[:, None]  # (K, n): the nodes of each alpha's own grid
+    log_tau = np.minimum(u[None, :, None] + A[:, None, :], 7.0)
+    tau = np.exp(log_tau)
+    x = np.exp(-tau)
+    om = -np.expm1(-tau)
+    Y = tau * x  # T_1
+    T2 = tau * Y
+    small = om.mean(axis=2) + p * x.mean(axis=2)  # 1 - q z, (K, n)
+    diff = q * x[np.arange(len(A)), :, S] / d  # (1 - q z0) - (1 - q z) for each alpha's target
+    G, _, D = pgf_terms(small, small + diff, diff, p, q, 2, g0=False)
+    G1, G2, D1 = (v * live for v in (G[1], G[2], D[1]))
+    w2, wd = gram_weights(G1, h * G2, d)
+    M = np.matmul((Y * w2[:, :, None]).transpose(0, 2, 1), Y)
+    M[:, np.arange(d), np.arange(d)] += h * (T2 * wd[:, :, None]).sum(axis=1)
+    mean = h * (Y * wd[:, :, None]).sum(axis=1)
+    m = h * np.matmul(Y.transpose(0, 2, 1), (D1 / d)[:, :, None])[:, :, 0]
+    m[np.arange(len(A)), S] = mean[np.arange(len(A)), S]
+    return M, m

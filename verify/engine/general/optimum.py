@@ -33,7 +33,7 @@ from .backends import FLOAT_STEP
 from .heads import HeadMoments, check_alphas, head_moments, head_moments_float
 from .loss import evaluate_attention, evaluate_grid
 from .moments import GeneralMoments, attention_moments, float_attention_grid, grid_moments
-from .moments import target_moments_float
+from .moments import target_moments_batch, target_moments_float
 
 
 @dataclass(frozen=True)
@@ -141,6 +141,23 @@ def target_floors_float(d: int, alpha, h: float = FLOAT_STEP) -> np.ndarray:
     M, P = target_system_float(d, alpha, h)
     X = np.linalg.solve(M, P)
     return 1.0 - 2.0 * (P * X).sum(axis=0)
+
+
+def target_floors_batch(d: int, alphas, targets, h: float = FLOAT_STEP) -> tuple:
+    """``(values, betas)``: ``inf_beta L_s(alpha, beta)`` and its minimiser for a stack of
+    attention vectors ``alphas[k]`` with targets ``targets[k]`` (float64, shapes ``(K,)``,
+    ``(K, d)``), from :func:`.moments.target_moments_batch`: ``M beta = 2 m``, the loss at
+    ``beta`` as the quadratic ``1 - 2 m.beta + beta.M beta/2`` (its error is second order in
+    that of ``beta``).  Tested against :func:`best_output_float`.
+
+    >>> values, _ = target_floors_batch(3, [[0.0, 0.0, 0.0], [0.0, -1.0, 0.0]], [0, 1])
+    >>> [round(float(v), 6) for v in values][:1]
+    [0.139326]
+    """
+    M, m = target_moments_batch(d, alphas, targets, h)
+    beta = np.linalg.solve(M, 2.0 * m[:, :, None])[:, :, 0]
+    Mb = np.matmul(M, beta[:, :, None])[:, :, 0]
+    return 1.0 - 2.0 * (m * beta).sum(axis=1) + 0.5 * (beta * Mb).sum(axis=1), beta
 
 
 # ------------------------------------------------------------------------------------ H heads
