@@ -29,7 +29,7 @@ from ..search import SearchResult, adam, nelder_mead
 from .common import ball_outcome, dedicated_outcome, floor_outcome, fmt_vector, single_case
 
 LOGIT_BOX = 60.0
-CERT_BITS = 96  # Arb precision of the certified floor
+CERT_BITS = 64  # Arb precision of the certified floor
 
 SEARCH = {
     Profile.QUICK: dict(ds=[3], random=2, starts=2, steps=50, nm_starts=1, nm_evals=8, dps=15),

@@ -36,7 +36,7 @@ from ..search import SearchResult, argmax, multistart
 from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome, single_case
 
 DPS = 20
-CERT_BITS = 96  # Arb precision of the certified floor
+CERT_BITS = 64  # Arb precision of the certified floor
 SEARCH_STEP = 0.25  # float64 trapezoid step in ln t during searches (FLOAT_STEP = 0.125 to confirm)
 
 D_GRID = {

@@ -43,7 +43,7 @@ from ..engine.certified.balls import precision
 from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome
 
 DPS = 20
-CERT_BITS = 96  # Arb precision of the certified floor
+CERT_BITS = 64  # Arb precision of the certified floor
 SEARCH_STEPS = (0.25, 1.0)  # (h in ln t, h in theta) during searches
 CONFIRM_STEPS = (general.FLOAT_STEP, general.FLOAT_THETA_STEP)
 D_GRID = {
