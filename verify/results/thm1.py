@@ -17,6 +17,7 @@ float64 path, its worst configuration re-evaluated on the mpmath path.
 from __future__ import annotations
 
 import math
+import time
 from typing import Mapping
 
 import mpmath
@@ -29,11 +30,13 @@ from ..engine.logits import GAP_CAP, compress, compress_mp  # effect of the cap:
 from ..engine.one_step import FloorSearch, target_classes
 from ..engine.precision import to_mpf, working
 from ..search import SearchResult, decisive, nelder_mead
-from .common import constant, floor_outcome, fmt_vector, rational, single_case
+from .common import (ball_outcome, constant, dedicated_outcome, floor_outcome, fmt_vector,
+                     rational, single_case)
 
 # --------------------------------------------------------------------------- search settings
 
 ETA_RANGE = (1e-3, 1e6)
+CERT_BITS = 64  # Arb precision of the certified floor
 SYMMETRIC_FROM = 20  # from this d, background-symmetric worst cases are re-evaluated by the
 # four-scalar engine (its one-off SymPy set-up, ~6 s, beats the general engine's O(d^2) nodes)
 
@@ -398,6 +401,8 @@ def reevaluate(d: int, s: int, beta0: np.ndarray, eta: float, dps: int) -> tuple
     Returns (value, error) with the infimum in [value - error, value + error]."""
     from ..engine import general
 
+    from ..engine.certified.one_step import certified_general, certified_symmetric
+
     if d >= SYMMETRIC_FROM and _symmetric_for(beta0, s):
         return reevaluate_symmetric(d, s, beta0, eta, dps)
     ev = general.evaluate(d, s, [0] * d, [repr(float(b)) for b in beta0], dps)
@@ -543,7 +548,27 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"output solves; smallest single-target min_beta L seen = {ln['value']:.3g} "
               f"(s = {ln['s']}, beta0 = {ln['name']}, eta = {ln['eta']:.3g})")
     return floor_outcome(case, res.value, value, err, c3, detail,
-                         {"floor": float(value), "evaluations": eff["F_evaluations"]})
+                         {"floor": float(value), "evaluations": eff["F_evaluations"],
+                          "beta0": [float(b) for b in res.x], "eta": float(at["eta"]),
+                          "s": at["s"]})
+
+
+def _judge_certified(case: Case, constants: Constants) -> Outcome:
+    """The floor at the worst (beta0, eta, s) thm1.floor found, as a ball
+    (:func:`verify.engine.certified.one_step.certified_floor`)."""
+    from ..engine.certified.one_step import certified_floor
+
+    v = dedicated_outcome("thm1.floor", case, constants).values
+    if "beta0" not in v:
+        return Outcome(case.label, None, None, Evidence.CERTIFIED, "thm1.floor gave no point")
+    d, s, eta, start = case.params["d"], v["s"], v["eta"], time.perf_counter()
+    beta0 = np.asarray(v["beta0"], dtype=np.float64)
+    symmetric = d >= SYMMETRIC_FROM and _symmetric_for(beta0, s)
+    ball, route = certified_floor(d, s, beta0, eta, symmetric, CERT_BITS)
+    detail = (f"min_beta L_s(alpha'_s, beta) at beta0 = {fmt_vector(beta0, limit=12)}, eta = "
+              f"{eta:.6g}, s = {s} (thm1.floor's worst point; {route}; {CERT_BITS} bits, "
+              f"{time.perf_counter() - start:.2f} s)")
+    return ball_outcome(case, ball, constants["thm1.c3"], detail)
 
 
 RESULT = Result(
@@ -574,5 +599,9 @@ RESULT = Result(
         Check("thm1.floor", "Theorem 1 (measured)",
               "max_s min_beta L_s(-eta grad_alpha L_s(0, beta0), beta) >= c3 over searched beta0, eta",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
+        Check("thm1.certified_floor", "Theorem 1 (at the found point)",
+              "min_beta L_s(alpha'_s, beta) >= c3 at the worst beta0, eta, s thm1.floor found "
+              "(Arb ball)", Evidence.CERTIFIED, _floor_cases, _judge_certified,
+              reconstructed=True),
     ),
 )
