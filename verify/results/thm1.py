@@ -17,7 +17,6 @@ float64 path, its worst configuration re-evaluated on the mpmath path.
 from __future__ import annotations
 
 import math
-import time
 from typing import Mapping
 
 import mpmath
@@ -36,7 +35,6 @@ from .common import (ball_outcome, constant, dedicated_outcome, floor_outcome, f
 # --------------------------------------------------------------------------- search settings
 
 ETA_RANGE = (1e-3, 1e6)
-CERT_BITS = 64  # Arb precision of the certified floor
 SYMMETRIC_FROM = 20  # from this d, background-symmetric worst cases are re-evaluated by the
 # four-scalar engine (its one-off SymPy set-up, ~6 s, beats the general engine's O(d^2) nodes)
 
@@ -548,26 +546,21 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"output solves; smallest single-target min_beta L seen = {ln['value']:.3g} "
               f"(s = {ln['s']}, beta0 = {ln['name']}, eta = {ln['eta']:.3g})")
     return floor_outcome(case, res.value, value, err, c3, detail,
-                         {"floor": float(value), "evaluations": eff["F_evaluations"],
-                          "beta0": [float(b) for b in res.x], "eta": float(at["eta"]),
-                          "s": at["s"]})
+                         {"floor": float(value), "evaluations": eff["F_evaluations"], "s": at["s"],
+                          "beta0": [float(b) for b in res.x], "eta": float(at["eta"])})
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
-    """The floor at the worst (beta0, eta, s) thm1.floor found, as a ball
-    (:func:`verify.engine.certified.one_step.certified_floor`)."""
+    """The floor at thm1.floor's worst (beta0, eta, s) as a ball (engine.certified.one_step)."""
     from ..engine.certified.one_step import certified_floor
 
     v = dedicated_outcome("thm1.floor", case, constants).values
     if "beta0" not in v:
         return Outcome(case.label, None, None, Evidence.CERTIFIED, "thm1.floor gave no point")
-    d, s, eta, start = case.params["d"], v["s"], v["eta"], time.perf_counter()
-    beta0 = np.asarray(v["beta0"], dtype=np.float64)
-    symmetric = d >= SYMMETRIC_FROM and _symmetric_for(beta0, s)
-    ball, route = certified_floor(d, s, beta0, eta, symmetric, CERT_BITS)
+    d, s, eta, beta0 = case.params["d"], v["s"], v["eta"], np.asarray(v["beta0"], dtype=float)
+    ball, route = certified_floor(d, s, beta0, eta, d >= SYMMETRIC_FROM and _symmetric_for(beta0, s))
     detail = (f"min_beta L_s(alpha'_s, beta) at beta0 = {fmt_vector(beta0, limit=12)}, eta = "
-              f"{eta:.6g}, s = {s} (thm1.floor's worst point; {route}; {CERT_BITS} bits, "
-              f"{time.perf_counter() - start:.2f} s)")
+              f"{eta:.6g}, s = {s} (thm1.floor's worst point; {route})")
     return ball_outcome(case, ball, constants["thm1.c3"], detail)
 
 
@@ -600,8 +593,7 @@ RESULT = Result(
               "max_s min_beta L_s(-eta grad_alpha L_s(0, beta0), beta) >= c3 over searched beta0, eta",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
         Check("thm1.certified_floor", "Theorem 1 (at the found point)",
-              "min_beta L_s(alpha'_s, beta) >= c3 at the worst beta0, eta, s thm1.floor found "
-              "(Arb ball)", Evidence.CERTIFIED, _floor_cases, _judge_certified,
-              reconstructed=True),
+              "min_beta L_s(alpha'_s, beta) >= c3 at thm1.floor's worst beta0, eta, s (Arb ball)",
+              Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
     ),
 )

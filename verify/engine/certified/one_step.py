@@ -43,9 +43,18 @@ def certified_general(d: int, s: int, beta0, eta: float, bits: int):
     return unconstrained_floor(mom.second, mom.mean_positive, bits), alpha
 
 
-def certified_floor(d: int, s: int, beta0, eta: float, symmetric: bool, bits: int) -> tuple:
+def certified_floor(d: int, s: int, beta0, eta: float, symmetric: bool, bits: int = 64) -> tuple:
     """(ball, route text): :func:`certified_symmetric` when ``symmetric`` (beta0 background-
-    symmetric for s), else :func:`certified_general`."""
+    symmetric for s), else :func:`certified_general`; the text names the route, the precision
+    and the time."""
+    import time
+
+    start = time.perf_counter()
+    ball, text = _certified_floor(d, s, beta0, eta, symmetric, bits)
+    return ball, f"{text}; Arb, {bits} bits, {time.perf_counter() - start:.2f} s"
+
+
+def _certified_floor(d: int, s: int, beta0, eta: float, symmetric: bool, bits: int) -> tuple:
     if symmetric:
         ball, gap = certified_symmetric(d, s, beta0, eta, bits)
         return ball, (f"four-scalar Arb engine, gap alpha'_s - alpha'_j in "
