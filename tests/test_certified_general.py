@@ -155,3 +155,10 @@ def test_dual_bound_brackets_the_trust_region_minimum():
     assert float(lower.upper()) <= 1 + vals[0] + 1e-12 and float(upper.lower()) >= 1 + vals[0] - 1e-12
     assert float(upper.mid() - lower.mid()) < 1e-8  # strong duality at the solver's multiplier
     assert float(dual_floor(bm.second, bm.mean_positive, arb(R) ** 2, 10 * float(mu[0]), 96).upper()) < float(lower.lower())
+
+
+def test_ball_loss_contains_mpmath_loss():
+    d, alpha = 9, [0.0, -7.5, 2.0, 0.0, 1.0, -1.0, 3.0, 0.5, -20.0]
+    beta = [1.0, -0.5, 2.0, 0.0, 0.3, 0.1, -1.0, 0.5, 0.25]
+    value, err = general.loss(d, 2, [repr(a) for a in alpha], [repr(b) for b in beta], 20)
+    assert _agree(cg.ball_loss(d, 2, alpha, beta, 64), value, err, 12)

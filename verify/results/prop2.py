@@ -212,18 +212,16 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
-    """L_s(alpha, beta~) at the worst (beta~, alpha, s) prop2.floor found, as a ball: the quadratic
-    1/2 beta~' M beta~ - 2 beta~' m_+ + 1 in the Arb moments at alpha."""
-    from ..engine.certified.floors import loss_at
-    from ..engine.certified.general import ball_moments
+    """L_s(alpha, beta~) at the worst (beta~, alpha, s) prop2.floor found, as a ball
+    (:func:`verify.engine.certified.general.ball_loss`: O(d) per node)."""
+    from ..engine.certified.general import ball_loss
 
     found = dedicated_outcome("prop2.floor", case, constants)
     v = found.values
     if "alpha" not in v:
         return Outcome(case.label, None, None, Evidence.CERTIFIED, "prop2.floor gave no point")
     start = time.perf_counter()
-    mom = ball_moments(case.params["d"], v["s"], v["alpha"], CERT_BITS)
-    ball = loss_at(mom.second, mom.mean_positive, v["beta"], CERT_BITS)
+    ball = ball_loss(case.params["d"], v["s"], v["alpha"], v["beta"], CERT_BITS)
     detail = (f"L_s(alpha, beta~) at beta~ = {fmt_vector(v['beta'])}, s = {v['s']}, alpha = "
               f"{fmt_vector(v['alpha'])} (prop2.floor's worst point; an upper bound of "
               f"inf_alpha; Arb, {CERT_BITS} bits, {time.perf_counter() - start:.2f} s)")

@@ -31,6 +31,7 @@ from flint import acb, arb, ctx
 B_MAX = 1.2  # semi-minor axis of the ellipses (< pi/2: inside the strip of analyticity)
 COVERS = (2, 8, 32)  # boxes covering the upper half of the ellipse's boundary, tried in turn
 MAX_DEPTH = 40
+RHO_MAX = 8.0
 
 
 @lru_cache(maxsize=None)
@@ -52,9 +53,10 @@ def rule_constant(rho: arb, m: int) -> arb:
 
 
 def ellipse_rho(half: float) -> arb:
-    """rho of the ellipse with semi-minor axis B_MAX around a piece of half-width ``half``."""
+    """rho of the ellipse with semi-minor axis B_MAX around a piece of half-width ``half``, at
+    most RHO_MAX (so that the ellipse, and the boxes covering it, shrink with the piece)."""
     k = arb(B_MAX) / arb(half)
-    return k + (k * k + 1).sqrt()
+    return min(k + (k * k + 1).sqrt(), arb(RHO_MAX), key=float)
 
 
 def boundary_boxes(mid: arb, half: arb, rho: arb, count: int) -> list:
@@ -127,3 +129,76 @@ def _real(x):
     return x.real if isinstance(x, acb) else x
 
 
+
+
+COVERS_2D = ((2, 1), (6, 3))  # (arcs of the ellipse, real sub-intervals of the other side)
+
+
+def _real_parts(mid: arb, half: arb, count: int) -> list:
+    """``count`` real balls covering [mid - half, mid + half]."""
+    lo = mid - half
+    step = 2 * half / count
+    return [(lo + step * k).union(lo + step * (k + 1)) for k in range(count)]
+
+
+def _side_bound(f: Callable, ellipse: list, reals: list, first: bool) -> arb | None:
+    top = arb(0)
+    for e in ellipse:
+        for r in reals:
+            b = _bound(f(e, r) if first else f(r, e))
+            if b is None:
+                return None
+            top = max(top, b, key=float)
+    return top
+
+
+def gauss_2d(f: Callable, box: tuple, tol: float, m: int, prec: int, depth: int = 0,
+             upper: Callable | None = None) -> list:
+    """Balls containing the integral of f(u, v) over ``box = (a, b, c, e)`` = [a, b] x [c, e]
+    (tensor Gauss-Legendre).  Error (module docstring): ``2 r_u r_v [C(rho_u) M_1 + C(rho_v) M_2]``
+    with ``M_1`` = max |f| over (boundary of the u-ellipse) x [c, e] and ``M_2`` over [a, b] x
+    (boundary of the v-ellipse); f must be analytic in each variable on |Im| < pi/2 when the other
+    is real.  Bisects the side whose error term dominates until the bound meets ``tol``.
+    ``upper(box)``, when given, returns proven upper bounds of the (non-negative) integrals over
+    the box, or None: a box where they all meet ``tol`` costs no quadrature."""
+    a, b, c, e = box
+    if upper is not None:
+        ub = upper(box)
+        if ub is not None and all(x.upper() <= tol for x in ub):
+            return [arb(0).union(arb(x.upper())) for x in ub]
+    nodes, weights = legendre_rule(m, prec)
+    mu, hu = (arb(a) + arb(b)) / 2, (arb(b) - arb(a)) / 2
+    mv, hv = (arb(c) + arb(e)) / 2, (arb(e) - arb(c)) / 2
+    ru, rv = ellipse_rho((b - a) / 2), ellipse_rho((e - c) / 2)
+    cu, cv = 2 * hu * hv * rule_constant(ru, m), 2 * hu * hv * rule_constant(rv, m)
+    err, split_u = None, (b - a) >= (e - c)
+    for arcs, parts in COVERS_2D:
+        m1 = _side_bound(f, boundary_boxes(mu, hu, ru, arcs), _real_parts(mv, hv, parts), True)
+        m2 = _side_bound(f, boundary_boxes(mv, hv, rv, arcs), _real_parts(mu, hu, parts), False)
+        if m1 is None or m2 is None:
+            continue
+        e1, e2 = cu * m1, cv * m2
+        split_u = float(e1) >= float(e2)
+        if (e1 + e2).upper() <= tol or depth >= MAX_DEPTH:
+            err = e1 + e2
+            break
+    if err is None:
+        if depth >= MAX_DEPTH:
+            raise ArithmeticError(f"no bound on {box}")
+        if split_u:
+            h = (a + b) / 2
+            parts2 = [(a, h, c, e), (h, b, c, e)]
+        else:
+            h = (c + e) / 2
+            parts2 = [(a, b, c, h), (a, b, h, e)]
+        out = [gauss_2d(f, p, tol / 2, m, prec, depth + 1, upper) for p in parts2]
+        return [x + y for x, y in zip(*out)]
+    total = None
+    for x, wx in zip(nodes, weights):
+        u = mu + hu * x
+        for y, wy in zip(nodes, weights):
+            w = wx * wy
+            vals = f(u, mv + hv * y)
+            total = [w * v for v in vals] if total is None else [t + w * v for t, v in zip(total, vals)]
+    slack = arb(0, err.upper())
+    return [hu * hv * _real(t) + slack for t in total]

@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 from flint import arb, arb_mat
 
-from ..general.kernels import NodeTerms, gram_weights, mean_terms, pgf_terms
+from ..general.kernels import NodeTerms, gram_weights, mean_terms, pgf_terms, slice_contraction
 from .balls import precision
 from .gauss import gauss_1d
 
@@ -96,16 +96,18 @@ class BallAttention:
         tau, x, small, diff = self.exponentials(u)
         G, _, D = pgf_terms(small, small + diff, diff, self.p, self.q, order, g0=False)
         T1 = tau * x
-        return NodeTerms((x, T1, tau * T1, None), None, G, None, D, self.d, self.s,
-                         _dot, _col, _put)
+        T2 = tau * T1
+        return NodeTerms((x, T1, T2, None), (None, T1 / self.d, T2 / self.d, None), G, None, D,
+                         self.d, self.s, _dot, _col, _put)
 
 
 # ------------------------------------------------------------------------------ 1-D moments
 
 
-def _pieces(att: BallAttention, log_lo: float, log_hi: float) -> list[tuple[float, float]]:
+def _pieces(att: BallAttention, log_lo: float, log_hi: float,
+            width: float = PIECE_WIDTH) -> list[tuple[float, float]]:
     """Pieces of [log_lo, log_hi] in u between the scales ln p and -a_l (merged), each at most
-    PIECE_WIDTH long."""
+    ``width`` long."""
     scales = sorted({math.log(float(att.p.mid()))} | {-float(x.mid()) for x in att.a})
     merged = [scales[0]]
     for u in scales[1:]:
@@ -114,7 +116,7 @@ def _pieces(att: BallAttention, log_lo: float, log_hi: float) -> list[tuple[floa
     points = [log_lo] + [u for u in merged if log_lo < u < log_hi] + [log_hi]
     ends = [points[0]]
     for lo, hi in zip(points, points[1:]):
-        n = max(1, math.ceil((hi - lo) / PIECE_WIDTH))
+        n = max(1, math.ceil((hi - lo) / width))
         ends += [lo + (hi - lo) * k / n for k in range(1, n)] + [hi]
     return list(zip(ends, ends[1:]))  # consecutive pieces share their end points exactly
 
@@ -217,7 +219,7 @@ def ball_moments(d: int, s: int, alpha: Sequence[float], bits: int = 96,
         pieces = _pieces(att, lo, hi)
         total = None
         for a, b in pieces:
-            vals = gauss_1d(f, a, b, tol / len(pieces), RULE_POINTS, bits)
+            vals = gauss_1d(f, a, b, tol / len(pieces), max(RULE_POINTS, tol_bits // 4), bits)
             total = vals if total is None else [x + y for x, y in zip(total, vals)]
         t_lo, T = arb(lo).exp(), arb(hi).exp()
         extra = [h + t for h, t in zip(head_bounds(att, arb(t_lo.upper()), full),
@@ -234,3 +236,42 @@ def ball_moments(d: int, s: int, alpha: Sequence[float], bits: int = 96,
                 M[i, j] = M[j, i] = rest[k]
                 k += 1
         return BallMoments(d, s, mean, pos, M, tuple(M[i, i] for i in range(d)), bits)
+
+
+def ball_loss(d: int, s: int, alpha: Sequence[float], beta: Sequence[float], bits: int = 96) -> arb:
+    """L_s(alpha, beta) = 1/2 E[(beta.gamma)^2] - 2 beta.E[gamma 1{y=+1}] + 1 as a ball, in O(d)
+    per node: E[(beta.gamma)^2] from the kernels' slice contraction
+    (:func:`verify.engine.general.kernels.slice_contraction`, all words, 'Q'), the linear term
+    from :func:`~verify.engine.general.kernels.mean_terms`.  Head and tail: the entries' bounds
+    weighted by |beta_i beta_j| and |beta_l| (the integrands are sums of those entries)."""
+    att = BallAttention.from_alpha(d, s, alpha, bits)
+    tol_bits = bits - 24
+    with precision(bits):
+        w = _vector([arb(float(b)) for b in beta])
+        if len(w) != d:
+            raise ValueError(f"beta must have length d = {d}")
+
+        def f(u):
+            nt = att.node(u)
+            _, pos = mean_terms(nt)
+            _, _, quad = slice_contraction("all", nt, w, want="Q")
+            return [quad, _dot(pos, w)]
+
+        lo, hi = cut_points(att, tol_bits)
+        pieces = _pieces(att, lo, hi)
+        total = [arb(0), arb(0)]
+        for a, b in pieces:
+            vals = gauss_1d(f, a, b, 2.0**-tol_bits / len(pieces), max(RULE_POINTS, tol_bits // 4), bits)
+            total = [x + y for x, y in zip(total, vals)]
+        bounds = [h + t for h, t in zip(head_bounds(att, arb(arb(lo).exp().upper()), True),
+                                       tail_bounds(att, arb(arb(hi).exp().lower()), True))]
+        aw = [abs(x) for x in w]
+        lin = sum((aw[l] * bounds[d + l] for l in range(d)), arb(0))
+        quad, k = arb(0), 2 * d
+        for i in range(d):
+            for j in range(i, d):
+                quad += (1 if i == j else 2) * aw[i] * aw[j] * bounds[k]
+                k += 1
+        second = total[0] + arb(0).union(_upper(quad))
+        first = total[1] + arb(0).union(_upper(lin)) - arb(0).union(_upper(lin))
+        return second / 2 - 2 * first + 1
