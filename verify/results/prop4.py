@@ -44,6 +44,7 @@ from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, lower
 
 DPS = 20
 CERT_BITS = 64  # Arb precision of the certified floor
+CERT_HEADS_MAX_D = 4  # certified floors for H >= 2 up to this d (cross-head blocks: a 2-D rule)
 SEARCH_STEPS = (0.25, 1.0)  # (h in ln t, h in theta) during searches
 CONFIRM_STEPS = (general.FLOAT_STEP, general.FLOAT_THETA_STEP)
 D_GRID = {
@@ -303,38 +304,37 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
 
 
 def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
-    """prop4.floor's cases with H = 1 (the H >= 2 cross-head blocks have no Arb enclosure yet)."""
-    return [c for c in _cases(profile, constants, options) if c.params["H"] == 1]
+    """prop4.floor's cases with H = 1, and with H >= 2 up to d = CERT_HEADS_MAX_D (the Arb
+    cross-head blocks are a 2-D rule: ~20 s per pair of heads at d = 4)."""
+    return [c for c in _cases(profile, constants, options)
+            if c.params["H"] == 1 or c.params["d"] <= CERT_HEADS_MAX_D]
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
     """The floor at the worst attention prop4.floor found, as a ball: a lower bound by weak
     duality at the float solver's multiplier (1 - mu R^2/2 - 2 m'(Q + mu I)^-1 m, any mu >= 0)
-    and an upper bound by the loss at the float minimiser (made feasible), both in Arb.
-    H = 1 only: the cross-head blocks have no Arb enclosure yet."""
+    and an upper bound by the loss at the float minimiser (made feasible), both in Arb
+    (Q, m from :func:`verify.engine.certified.heads.head_system`)."""
     from flint import arb
 
     from ..engine.certified.floors import dual_floor, feasible_upper
-    from ..engine.certified.general import ball_moments
+    from ..engine.certified.heads import head_system as ball_system
 
     found = dedicated_outcome("prop4.floor", case, constants)
     d, H = case.params["d"], case.params["H"]
     x, s = found.values.get("x"), found.values.get("s")
-    if x is None or H != 1:
-        return Outcome(case.label, None, None, Evidence.CERTIFIED,
-                       "no certified floor: " + ("prop4.floor gave no point" if x is None else
-                                                 "H >= 2 needs the cross-head blocks in Arb"))
+    if x is None:
+        return Outcome(case.label, None, None, Evidence.CERTIFIED, "prop4.floor gave no point")
     start = time.perf_counter()
     R = radius(d, constants)
     Q, P = head_system(d, H, x, CONFIRM_STEPS)
     B, mu, _ = trust_region(Q, 2.0 * P, R)
-    mom = ball_moments(d, s, x, CERT_BITS)
+    Qb, mb = ball_system(d, s, np.reshape(x, (H, d)).tolist(), CERT_BITS)
     scale = constants["prop4.radius_scale"]
     with precision(CERT_BITS):
         R2 = arb(scale.numerator) ** 2 / arb(scale.denominator) ** 2 * arb(d).sqrt()
-    lower = dual_floor(mom.second, mom.mean_positive, R2, float(mu[s]), CERT_BITS)
-    upper = feasible_upper(mom.second, mom.mean_positive, [float(b) for b in B[:, s]], R2,
-                           CERT_BITS)
+    lower = dual_floor(Qb, mb, R2, float(mu[s]), CERT_BITS)
+    upper = feasible_upper(Qb, mb, [float(b) for b in B[:, s]], R2, CERT_BITS)
     ball = lower if upper is None else lower.union(upper)
     detail = (f"inf over ||B||_F <= d^(1/4) of L_s at s={s}, H={H}, attention "
               f"{fmt_vector(x, 3, 12, relative=True)} (prop4.floor's worst point; dual bound at "
@@ -357,7 +357,7 @@ RESULT = Result(
               Evidence.SEARCH, _cases, _judge_floor, reconstructed=True),
         Check("prop4.certified_floor", "Proposition 4 (at the found point)",
               "inf_{||B||_F <= d^(1/4)} L_s >= c4 at the worst attention and s prop4.floor found "
-              "(Arb ball; H = 1)", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              "(Arb ball; H >= 2 up to d = 4)", Evidence.CERTIFIED, _certified_cases, _judge_certified,
               reconstructed=True),
     ),
     calibrations=(
