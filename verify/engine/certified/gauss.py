@@ -52,11 +52,11 @@ def rule_constant(rho: arb, m: int) -> arb:
     return arb(16) / 3 * inv2**m / (1 - inv2)
 
 
-def ellipse_rho(half: float) -> arb:
-    """rho of the ellipse with semi-minor axis B_MAX around a piece of half-width ``half``, at
-    most RHO_MAX (so that the ellipse, and the boxes covering it, shrink with the piece)."""
-    k = arb(B_MAX) / arb(half)
-    return min(k + (k * k + 1).sqrt(), arb(RHO_MAX), key=float)
+def ellipse_rho(half: float, b_max: float = B_MAX, rho_max: float = RHO_MAX) -> arb:
+    """rho of the ellipse with semi-minor axis ``b_max`` around a piece of half-width ``half``,
+    at most ``rho_max`` (so that the ellipse, and the boxes covering it, shrink with the piece)."""
+    k = arb(b_max) / arb(half)
+    return min(k + (k * k + 1).sqrt(), arb(rho_max), key=float)
 
 
 def boundary_boxes(mid: arb, half: arb, rho: arb, count: int) -> list:
@@ -71,10 +71,15 @@ def boundary_boxes(mid: arb, half: arb, rho: arb, count: int) -> list:
     return out
 
 
+def _entries(values) -> list:
+    """The balls of a list, or of an ``arb_mat``/``acb_mat`` (row-major)."""
+    return values.entries() if hasattr(values, "entries") else values
+
+
 def _bound(values: Sequence) -> arb | None:
-    """max |v| over a vector of acb/arb balls, or None if one is not finite."""
+    """max |v| over a vector (or matrix) of acb/arb balls, or None if one is not finite."""
     top = arb(0)
-    for v in values:
+    for v in _entries(values):
         if not v.is_finite():
             return None
         top = max(top, arb(abs(v).upper()), key=float)
@@ -131,7 +136,9 @@ def _real(x):
 
 
 
-COVERS_2D = ((2, 1), (6, 3))  # (arcs of the ellipse, real sub-intervals of the other side)
+COVERS_2D = ((3, 1), (8, 2))  # (arcs of the ellipse, real sub-intervals of the other side)
+B_MAX_2D, RHO_MAX_2D = 0.8, 4.0  # smaller ellipses in 2-D: tighter boxes, fewer bisections
+# (measured on a cross-head block at d = 4: 3.0 s against 10.3 s with the 1-D values)
 
 
 def _real_parts(mid: arb, half: arb, count: int) -> list:
@@ -169,7 +176,8 @@ def gauss_2d(f: Callable, box: tuple, tol: float, m: int, prec: int, depth: int 
     nodes, weights = legendre_rule(m, prec)
     mu, hu = (arb(a) + arb(b)) / 2, (arb(b) - arb(a)) / 2
     mv, hv = (arb(c) + arb(e)) / 2, (arb(e) - arb(c)) / 2
-    ru, rv = ellipse_rho((b - a) / 2), ellipse_rho((e - c) / 2)
+    ru = ellipse_rho((b - a) / 2, B_MAX_2D, RHO_MAX_2D)
+    rv = ellipse_rho((e - c) / 2, B_MAX_2D, RHO_MAX_2D)
     cu, cv = 2 * hu * hv * rule_constant(ru, m), 2 * hu * hv * rule_constant(rv, m)
     err, split_u = None, (b - a) >= (e - c)
     for arcs, parts in COVERS_2D:
@@ -193,12 +201,15 @@ def gauss_2d(f: Callable, box: tuple, tol: float, m: int, prec: int, depth: int 
             parts2 = [(a, b, c, h), (a, b, h, e)]
         out = [gauss_2d(f, p, tol / 2, m, prec, depth + 1, upper) for p in parts2]
         return [x + y for x, y in zip(*out)]
-    total = None
+    total = None  # f may return a list or a matrix (summed in C: the fast path)
     for x, wx in zip(nodes, weights):
         u = mu + hu * x
         for y, wy in zip(nodes, weights):
-            w = wx * wy
             vals = f(u, mv + hv * y)
-            total = [w * v for v in vals] if total is None else [t + w * v for t, v in zip(total, vals)]
+            if isinstance(vals, list):
+                vals = [wx * wy * v for v in vals]
+                total = vals if total is None else [t + v for t, v in zip(total, vals)]
+            else:
+                total = vals * (wx * wy) if total is None else total + vals * (wx * wy)
     slack = arb(0, err.upper())
-    return [hu * hv * _real(t) + slack for t in total]
+    return [hu * hv * _real(t) + slack for t in _entries(total)]

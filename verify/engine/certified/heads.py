@@ -20,14 +20,14 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from flint import arb, arb_mat
+from flint import acb, acb_mat, arb, arb_mat
 
 from ..general.kernels import gram_weights, pgf_terms
 from .balls import precision
 from .gauss import gauss_2d
 from .general import BallAttention, _pieces, _upper, _vector, ball_moments
 
-RULE_POINTS_2D = 8  # Gauss-Legendre points per side
+RULE_POINTS_2D = 10  # Gauss-Legendre points per side
 CROSS_TOL_BITS = 20  # absolute goal 2^-20 per cross-head entry (the 2-D rule is the slow part)
 WIDTH_2D = 4.0  # longest initial side of a rectangle in u or v (bisected further when needed)
 
@@ -45,12 +45,11 @@ def _cross_integrand(h: BallAttention, g: BallAttention):
         G, _, _ = pgf_terms(small, None, None, p, q, 2)
         w_outer, w_diag = gram_weights(G[1], G[2], d)
         A, B = ta * x, tb * x
-        wa = A * w_outer
-        out = []
+        mat = acb_mat if isinstance(u, acb) or isinstance(v, acb) else arb_mat
+        out = mat([[a] for a in A * w_outer]) * mat([list(B)])  # outer product, in C
+        diag = A * tb * w_diag
         for i in range(d):
-            row = [wa[i] * B[j] for j in range(d)]
-            row[i] = row[i] + A[i] * tb[i] * w_diag
-            out += row
+            out[i, i] += diag[i]
         return out
 
     return f
@@ -65,7 +64,7 @@ def _corner_bound(f):
         a, b, c, e = box
         vals = f(arb(a), arb(c))
         scale = (arb(b - a).exp() - 1) * (arb(e - c).exp() - 1)
-        return [v * scale for v in vals]
+        return (vals * scale).entries()
 
     return upper
 
