@@ -162,3 +162,43 @@ def test_ball_loss_contains_mpmath_loss():
     beta = [1.0, -0.5, 2.0, 0.0, 0.3, 0.1, -1.0, 0.5, 0.25]
     value, err = general.loss(d, 2, [repr(a) for a in alpha], [repr(b) for b in beta], 20)
     assert _agree(cg.ball_loss(d, 2, alpha, beta, 64), value, err, 12)
+
+
+def test_cross_block_of_equal_heads_is_the_single_head_second_moment():
+    """Two equal heads: the 2-D route (double Laplace) must give E[gamma gamma^T] of the 1-D
+    route; the diagonal term dropped from the 2-D kernel is caught."""
+    from verify.engine.certified import heads
+
+    alpha = [0.5, 0.0, -1.0]
+    single = cg.ball_moments(3, 0, alpha, 64).second
+    block = heads.cross_block(3, alpha, alpha, 64, 20)
+    assert all(block[i, j].overlaps(single[i, j]) for i in range(3) for j in range(3))
+    assert max(float(block[i, j].rad()) for i in range(3) for j in range(3)) < 1e-5
+
+
+def test_cross_block_with_a_dropped_term_is_caught(monkeypatch):
+    from verify.engine.certified import heads
+
+    right = heads.gram_weights
+    monkeypatch.setattr(heads, "gram_weights", lambda G1, G2, d: (right(G1, G2, d)[0], 0 * G1))
+    alpha = [0.5, 0.0, -1.0]
+    single = cg.ball_moments(3, 0, alpha, 64).second
+    block = heads.cross_block(3, alpha, alpha, 64, 20)
+    assert not block[0, 0].overlaps(single[0, 0])
+
+
+@pytest.mark.slow
+def test_cross_block_contains_the_mpmath_nested_integral():
+    """Against the mpmath engine's Feynman-parameter route (an independent formula)."""
+    from verify.engine.certified import heads
+    from verify.engine.general.attention import GeneralAttention
+    from verify.engine.general.heads import _cross_block
+
+    d, ah, ag = 3, [1.0, 0.0, -2.0], [0.0, 0.5, 0.0]
+    block = heads.cross_block(d, ah, ag, 64, 20)
+    ch = GeneralAttention.from_alpha(d, 0, ah, 15).c
+    cq = GeneralAttention.from_alpha(d, 0, ag, 15).c
+    ref, err, _ = _cross_block(d, 0, ch, cq, 15)
+    for i in range(d):
+        for j in range(d):
+            assert _agree(block[i, j], ref[i, j], err[i, j], 12), (i, j)
