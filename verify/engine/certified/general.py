@@ -38,7 +38,7 @@ PIECE_WIDTH = 1.2  # longest first piece in u (bisected further when needed)
 # ------------------------------------------------------------------------------- the backend
 
 
-def _vector(values) -> np.ndarray:
+def ball_vector(values) -> np.ndarray:
     out = np.empty(len(values), dtype=object)
     out[:] = list(values)
     return out
@@ -89,7 +89,7 @@ class BallAttention:
         x = [(-tl).exp() for tl in tau]
         om = [-((-tl).expm1()) for tl in tau]
         small = (sum(om[1:], om[0]) + self.p * sum(x[1:], x[0])) / self.d
-        return _vector(tau), _vector(x), small, self.q * x[self.s] / self.d
+        return ball_vector(tau), ball_vector(x), small, self.q * x[self.s] / self.d
 
     def node(self, u, order: int = 2) -> NodeTerms:
         """The kernels' view at ``u`` (integrands in ``du``): T_k = tau^k x (k <= 2), G, D."""
@@ -104,7 +104,7 @@ class BallAttention:
 # ------------------------------------------------------------------------------ 1-D moments
 
 
-def _pieces(att: BallAttention, log_lo: float, log_hi: float,
+def log_pieces(att: BallAttention, log_lo: float, log_hi: float,
             width: float = PIECE_WIDTH) -> list[tuple[float, float]]:
     """Pieces of [log_lo, log_hi] in u between the scales ln p and -a_l (merged), each at most
     ``width`` long."""
@@ -131,7 +131,7 @@ def cut_points(att: BallAttention, tol_bits: int) -> tuple[float, float]:
     return lo, math.log(T)
 
 
-def _upper(x: arb) -> arb:
+def upper_ball(x: arb) -> arb:
     return arb(x.upper())
 
 
@@ -148,7 +148,7 @@ def head_bounds(att: BallAttention, t_lo: arb, full: bool) -> list:
             if i == j:
                 val += t_lo * t_lo / 2 * att.c[i] ** 2 * g1 / d
             out.append(val)
-    return [_upper(v) for v in out]
+    return [upper_ball(v) for v in out]
 
 
 def tail_bounds(att: BallAttention, T: arb, full: bool) -> list:
@@ -161,7 +161,7 @@ def tail_bounds(att: BallAttention, T: arb, full: bool) -> list:
     small = (sum(1 - xl for xl in x) + att.p * sum(x)) / d
     small = arb(small.lower())  # a smaller 1 - q z gives larger G^(j)
     G, _, _ = pgf_terms(small, None, None, att.p, att.q, 2)
-    g1, g2 = _upper(G[1]), _upper(G[2])
+    g1, g2 = upper_ball(G[1]), upper_ball(G[2])
     mean = [g1 / d * xl for xl in x]
     out = mean + mean
     for i in range(d):
@@ -171,7 +171,7 @@ def tail_bounds(att: BallAttention, T: arb, full: bool) -> list:
             if i == j:
                 val += g1 / d * (1 + att.c[i] * T) * (-att.c[i] * T).exp()
             out.append(val)
-    return [_upper(v) for v in out]
+    return [upper_ball(v) for v in out]
 
 
 def _moment_integrand(att: BallAttention, full: bool):
@@ -216,7 +216,7 @@ def ball_moments(d: int, s: int, alpha: Sequence[float], bits: int = 96,
         lo, hi = cut_points(att, tol_bits)
         tol = 2.0 ** -tol_bits
         f = _moment_integrand(att, full)
-        pieces = _pieces(att, lo, hi)
+        pieces = log_pieces(att, lo, hi)
         total = None
         for a, b in pieces:
             vals = gauss_1d(f, a, b, tol / len(pieces), max(RULE_POINTS, tol_bits // 4), bits)
@@ -247,7 +247,7 @@ def ball_loss(d: int, s: int, alpha: Sequence[float], beta: Sequence[float], bit
     att = BallAttention.from_alpha(d, s, alpha, bits)
     tol_bits = bits - 24
     with precision(bits):
-        w = _vector([arb(float(b)) for b in beta])
+        w = ball_vector([arb(float(b)) for b in beta])
         if len(w) != d:
             raise ValueError(f"beta must have length d = {d}")
 
@@ -258,7 +258,7 @@ def ball_loss(d: int, s: int, alpha: Sequence[float], beta: Sequence[float], bit
             return [quad, _dot(pos, w)]
 
         lo, hi = cut_points(att, tol_bits)
-        pieces = _pieces(att, lo, hi)
+        pieces = log_pieces(att, lo, hi)
         total = [arb(0), arb(0)]
         for a, b in pieces:
             vals = gauss_1d(f, a, b, 2.0**-tol_bits / len(pieces), max(RULE_POINTS, tol_bits // 4), bits)
@@ -272,6 +272,6 @@ def ball_loss(d: int, s: int, alpha: Sequence[float], beta: Sequence[float], bit
             for j in range(i, d):
                 quad += (1 if i == j else 2) * aw[i] * aw[j] * bounds[k]
                 k += 1
-        second = total[0] + arb(0).union(_upper(quad))
-        first = total[1] + arb(0).union(_upper(lin)) - arb(0).union(_upper(lin))
+        second = total[0] + arb(0).union(upper_ball(quad))
+        first = total[1] + arb(0).union(upper_ball(lin)) - arb(0).union(upper_ball(lin))
         return second / 2 - 2 * first + 1

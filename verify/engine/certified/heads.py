@@ -25,7 +25,7 @@ from flint import acb, acb_mat, arb, arb_mat
 from ..general.kernels import gram_weights, pgf_terms
 from .balls import precision
 from .gauss import gauss_2d
-from .general import BallAttention, _pieces, _upper, _vector, ball_moments
+from .general import BallAttention, log_pieces, upper_ball, ball_vector, ball_moments
 
 RULE_POINTS_2D = 10  # Gauss-Legendre points per side
 CROSS_TOL_BITS = 20  # absolute goal 2^-20 per cross-head entry (the 2-D rule is the slow part)
@@ -36,10 +36,10 @@ def _cross_integrand(h: BallAttention, g: BallAttention):
     d, p, q = h.d, h.p, h.q
 
     def f(u, v):
-        ta = _vector([(u + al).exp() for al in h.a])  # t c^h_l
-        tb = _vector([(v + al).exp() for al in g.a])  # tau c^g_l
+        ta = ball_vector([(u + al).exp() for al in h.a])  # t c^h_l
+        tb = ball_vector([(v + al).exp() for al in g.a])  # tau c^g_l
         ex = ta + tb
-        x = _vector([(-e).exp() for e in ex])
+        x = ball_vector([(-e).exp() for e in ex])
         om = [-((-e).expm1()) for e in ex]
         small = (sum(om[1:], om[0]) + p * sum(x[1:], x[0])) / d  # 1 - q z, no cancellation
         G, _, _ = pgf_terms(small, None, None, p, q, 2)
@@ -90,7 +90,7 @@ def strip_bounds(h: BallAttention, g: BallAttention, t_lo: arb, tau_lo: arb, T: 
         x = [(-cut * cl).exp() for cl in att.c]
         small = arb(((sum(1 - xl for xl in x) + p * sum(x)) / d).lower())
         G, _, _ = pgf_terms(small, None, None, p, q, 2)
-        return _upper(G[1]), _upper(G[2])
+        return upper_ball(G[1]), upper_ball(G[2])
 
     h1, h2 = hat(h, T)
     k1, k2 = hat(g, T2)
@@ -107,7 +107,7 @@ def strip_bounds(h: BallAttention, g: BallAttention, t_lo: arb, tau_lo: arb, T: 
                 val += t_lo * pre * g1 / (d * cg[i]) + tau_lo * pre * g1 / (d * ch[i])
                 val += pre * h1 / d * (-T * ch[i]).exp() / (ch[i] * cg[i])
                 val += pre * k1 / d * (-T2 * cg[i]).exp() / (ch[i] * cg[i])
-            out.append(_upper(val))
+            out.append(upper_ball(val))
     return out
 
 
@@ -120,7 +120,7 @@ def cross_block(d: int, alpha_h: Sequence[float], alpha_g: Sequence[float], bits
     with precision(bits):
         ulo, uhi = _cut(h, g, tol_bits)
         vlo, vhi = _cut(g, h, tol_bits)
-        us, vs = _pieces(h, ulo, uhi, WIDTH_2D), _pieces(g, vlo, vhi, WIDTH_2D)
+        us, vs = log_pieces(h, ulo, uhi, WIDTH_2D), log_pieces(g, vlo, vhi, WIDTH_2D)
         f = _cross_integrand(h, g)
         tol = 2.0**-tol_bits / (len(us) * len(vs))
         total = [arb(0)] * (d * d)
