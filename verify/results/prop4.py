@@ -44,7 +44,8 @@ from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, lower
 
 DPS = 20
 CERT_BITS = 64  # Arb precision of the certified floor
-CERT_HEADS_MAX_D = 4  # certified floors for H >= 2 up to this d (cross-head blocks: a 2-D rule)
+# certified floors for H >= 2 up to this d (cross-head blocks: a 2-D rule, ~15 s per pair at d = 9)
+CERT_HEADS_MAX_D = {Profile.QUICK: 4, Profile.DEFAULT: 4, Profile.FULL: 9}
 SEARCH_STEPS = (0.25, 1.0)  # (h in ln t, h in theta) during searches
 CONFIRM_STEPS = (general.FLOAT_STEP, general.FLOAT_THETA_STEP)
 D_GRID = {
@@ -304,10 +305,10 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
 
 
 def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
-    """prop4.floor's cases with H = 1, and with H >= 2 up to d = CERT_HEADS_MAX_D (the Arb
-    cross-head blocks are a 2-D rule: ~3-6 s per pair of heads at d = 4, ~15 s at d = 9)."""
+    """prop4.floor's cases with H = 1, and with H >= 2 up to d = CERT_HEADS_MAX_D[profile] (the
+    Arb cross-head blocks are a 2-D rule: ~3-6 s per pair of heads at d = 4, ~15 s at d = 9)."""
     return [c for c in _cases(profile, constants, options)
-            if c.params["H"] == 1 or c.params["d"] <= CERT_HEADS_MAX_D]
+            if c.params["H"] == 1 or c.params["d"] <= CERT_HEADS_MAX_D[profile]]
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
