@@ -290,7 +290,7 @@ RESULT = Result(
               Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
     ),
     calibrations=(
-        Calibration("prop2.c1", ("prop2.floor",), "d = 9, where the smallest floor (0.4746, a longer search) was found and c1 = 1/5 set from it",
+        Calibration("prop2.c1", ("prop2.floor", "prop2.certified_floor"), "d = 9, where the smallest floor (0.4746, a longer search) was found and c1 = 1/5 set from it",
                     lambda params: params.get("d") == 9),
     ),
 )

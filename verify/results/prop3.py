@@ -282,7 +282,7 @@ RESULT = Result(
               Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
     ),
     calibrations=(
-        Calibration("prop3.c2", ("prop3.floor",), "d = 3, where the smallest floor (0.13933) was found and c2 = 1/10 set from it",
+        Calibration("prop3.c2", ("prop3.floor", "prop3.certified_floor"), "d = 3, where the smallest floor (0.13933) was found and c2 = 1/10 set from it",
                     lambda params: params.get("d") == 3),
     ),
 )

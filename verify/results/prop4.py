@@ -362,7 +362,7 @@ RESULT = Result(
               reconstructed=True),
     ),
     calibrations=(
-        Calibration("prop4.c4", ("prop4.floor",), "d = 4 with H = 2, where the smallest floor (0.16938) was found and c4 = 1/10 set from it",
+        Calibration("prop4.c4", ("prop4.floor", "prop4.certified_floor"), "d = 4 with H = 2, where the smallest floor (0.16938) was found and c4 = 1/10 set from it",
                     lambda params: params.get("d") == 4 and params.get("H") == 2),
     ),
 )
