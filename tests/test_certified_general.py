@@ -202,3 +202,21 @@ def test_cross_block_contains_the_mpmath_nested_integral():
     for i in range(d):
         for j in range(d):
             assert _agree(block[i, j], ref[i, j], err[i, j], 12), (i, j)
+
+
+def test_a_wrong_moment_makes_the_certified_floor_fail(monkeypatch):
+    """prop3.certified_floor at alpha = 0, d = 3 passes (1/2 - 1/(4 ln 2) >= 1/10); with
+    E[gamma 1{y=+1}] tripled in the kernel (an injected fault) the whole ball drops below c2."""
+    from verify.checks import Case, Evidence, Outcome
+    from verify.constants import load, values
+    from verify.results import prop3
+
+    found = Outcome("d=3", True, 1.0, Evidence.SEARCH, "", values={"alpha": [0.0] * 3, "s": 0})
+    monkeypatch.setattr(prop3, "dedicated_outcome", lambda *a: found)
+    case, constants = Case("d=3", {"d": 3}), values(load())
+    good = prop3._judge_certified(case, constants)
+    assert good.passed is True and good.evidence is Evidence.CERTIFIED
+    assert abs(good.values["lower"] - 0.139326) < 1e-6
+    right = cg.mean_terms
+    monkeypatch.setattr(cg, "mean_terms", lambda nt: (right(nt)[0], 3 * right(nt)[1]))
+    assert prop3._judge_certified(case, constants).passed is False
