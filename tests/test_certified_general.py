@@ -220,3 +220,14 @@ def test_a_wrong_moment_makes_the_certified_floor_fail(monkeypatch):
     right = cg.mean_terms
     monkeypatch.setattr(cg, "mean_terms", lambda nt: (right(nt)[0], 3 * right(nt)[1]))
     assert prop3._judge_certified(case, constants).passed is False
+
+
+def test_an_integrand_without_bound_gives_an_undeciding_ball():
+    """When no box evaluation on the ellipse is finite (here: forced), the result is NaN
+    (undecided), not an exception and never a finite ball."""
+    from flint import acb
+
+    with precision(64):
+        vals = gauss_1d(lambda u: [arb("nan")] if isinstance(u, acb) else [u], -1.0, 1.5,
+                        1e-10, 8, 64)
+    assert not vals[0].is_finite()

@@ -31,6 +31,7 @@ from flint import acb, arb, ctx
 B_MAX = 1.2  # semi-minor axis of the ellipses (< pi/2: inside the strip of analyticity)
 COVERS = (2, 8, 32)  # boxes covering the upper half of the ellipse's boundary, tried in turn
 MAX_DEPTH = 40
+MAX_PIECES = 20_000  # pieces (or rectangles) visited per call before giving up (NaN balls)
 RHO_MAX = 8.0
 
 
@@ -100,11 +101,13 @@ def boundary_bound(f: Callable, boxes: list) -> arb | None:
 
 
 def gauss_1d(f: Callable, a: float, b: float, tol: float, m: int, prec: int,
-             depth: int = 0) -> list:
+             depth: int = 0, budget: list | None = None) -> list:
     """Balls containing int_a^b f(u) du (f returns a list of arb/acb, the same length at every
     point; real arguments get arb, the error bound acb boxes).  ``f`` must be analytic and real
     on real arguments in the strip |Im u| < pi/2.  ``tol``: absolute goal per entry (a goal,
     not a claim: the balls contain the integrals whatever they are)."""
+    budget = [MAX_PIECES] if budget is None else budget
+    budget[0] -= 1
     nodes, weights = legendre_rule(m, prec)
     mid, half = (arb(a) + arb(b)) / 2, (arb(b) - arb(a)) / 2
     rho = ellipse_rho((b - a) / 2)
@@ -116,11 +119,11 @@ def gauss_1d(f: Callable, a: float, b: float, tol: float, m: int, prec: int,
             err = const * top
             break
     if err is None:
-        if depth >= MAX_DEPTH:
-            raise ArithmeticError(f"no bound on [{a}, {b}]")
+        if depth >= MAX_DEPTH or budget[0] <= 0:  # no bound: a ball that decides nothing
+            return [arb("nan")] * len(_entries(f(mid)))
         c = (a + b) / 2
-        left = gauss_1d(f, a, c, tol / 2, m, prec, depth + 1)
-        right = gauss_1d(f, c, b, tol / 2, m, prec, depth + 1)
+        left = gauss_1d(f, a, c, tol / 2, m, prec, depth + 1, budget)
+        right = gauss_1d(f, c, b, tol / 2, m, prec, depth + 1, budget)
         return [x + y for x, y in zip(left, right)]
     total = None
     for x, w in zip(nodes, weights):
@@ -160,7 +163,7 @@ def _side_bound(f: Callable, ellipse: list, reals: list, first: bool) -> arb | N
 
 
 def gauss_2d(f: Callable, box: tuple, tol: float, m: int, prec: int, depth: int = 0,
-             upper: Callable | None = None) -> list:
+             upper: Callable | None = None, budget: list | None = None) -> list:
     """Balls containing the integral of f(u, v) over ``box = (a, b, c, e)`` = [a, b] x [c, e]
     (tensor Gauss-Legendre).  Error (module docstring): ``2 r_u r_v [C(rho_u) M_1 + C(rho_v) M_2]``
     with ``M_1`` = max |f| over (boundary of the u-ellipse) x [c, e] and ``M_2`` over [a, b] x
@@ -169,6 +172,8 @@ def gauss_2d(f: Callable, box: tuple, tol: float, m: int, prec: int, depth: int 
     ``upper(box)``, when given, returns proven upper bounds of the (non-negative) integrals over
     the box, or None: a box where they all meet ``tol`` costs no quadrature."""
     a, b, c, e = box
+    budget = [MAX_PIECES] if budget is None else budget
+    budget[0] -= 1
     if upper is not None:
         ub = upper(box)
         if ub is not None and all(x.upper() <= tol for x in ub):
@@ -191,15 +196,15 @@ def gauss_2d(f: Callable, box: tuple, tol: float, m: int, prec: int, depth: int 
             err = e1 + e2
             break
     if err is None:
-        if depth >= MAX_DEPTH:
-            raise ArithmeticError(f"no bound on {box}")
+        if depth >= MAX_DEPTH or budget[0] <= 0:  # no bound: a ball that decides nothing
+            return [arb("nan")] * len(_entries(f(mu, mv)))
         if split_u:
             h = (a + b) / 2
             parts2 = [(a, h, c, e), (h, b, c, e)]
         else:
             h = (c + e) / 2
             parts2 = [(a, b, c, h), (a, b, h, e)]
-        out = [gauss_2d(f, p, tol / 2, m, prec, depth + 1, upper) for p in parts2]
+        out = [gauss_2d(f, p, tol / 2, m, prec, depth + 1, upper, budget) for p in parts2]
         return [x + y for x, y in zip(*out)]
     total = None  # f may return a list or a matrix (summed in C: the fast path)
     for x, wx in zip(nodes, weights):
