@@ -1,12 +1,17 @@
 """Certified mode against the mpmath route, and branch and bound per box (run by hand).
 
-    nice python benchmarks/bench_certified.py
+    nice python benchmarks/bench_certified.py            [--default] [--heads]
+    nice python benchmarks/bench_certified.py --floors   (section 3 only)
 
 1. Time per loss + gradient at 50 digits: mpmath (tanh-sinh, estimated error) against Arb
    (acb.integral, rigorous ball), same points, moments recomputed each time (no cache); prints
    the ratio mpmath / Arb (> 1: Arb faster).
 2. Branch and bound: leaf count, deepest split and time for each group's quick box
    (verify/certify/outcomes.py); ``--default`` adds the default boxes (minutes each).
+3. Certified floors at a found point (verify/engine/certified/general.py, heads.py): the floor of
+   Proposition 4 (trust region, dual bound) at d = 9 as an Arb ball against the mpmath route
+   (``prop4.confirm_mp``), ratio in one run; ``--heads`` adds H = 2 (the mpmath route's nested
+   cross-head integral took 528-743 s there).
 """
 from __future__ import annotations
 
@@ -59,5 +64,37 @@ def main() -> None:
             print(f"  {group} {profile.value}: {verdict}: {run.summary()}")
 
 
+def bench_floors(heads: bool) -> None:
+    """Section 3 of the module docstring."""
+    import numpy as np
+    from flint import arb
+
+    from verify.engine.certified.floors import dual_floor
+    from verify.engine.certified.heads import head_system
+    from verify.results import prop4
+
+    d, idx = 9, np.arange(9)
+    print("certified floor of Proposition 4 at d = 9 (Arb 64 bits vs mpmath 15-20 digits)")
+    for H in (1, 2) if heads else (1,):
+        x = np.concatenate([np.where(idx % H == h, 3.0, 0.0) for h in range(H)])
+        R = float(d) ** 0.25
+        Q, P = prop4.head_system(d, H, x, prop4.CONFIRM_STEPS)
+        _, mu, vals = prop4.trust_region(Q, 2.0 * P, R)
+        s = int(np.argmax(vals))
+        start = time.perf_counter()
+        Qb, mb = head_system(d, s, [list(r) for r in x.reshape(H, d)], 64)
+        ball = dual_floor(Qb, mb, arb(d).sqrt(), float(mu[s]), 64)
+        t_arb = time.perf_counter() - start
+        start = time.perf_counter()
+        value, err = prop4.confirm_mp(d, s, x, H, R, prop4.DPS if H == 1 else prop4.HEADS_DPS)
+        t_mp = time.perf_counter() - start
+        print(f"  H={H} s={s}: Arb {ball} in {t_arb:.1f} s; mpmath {float(value):.10f} +- "
+              f"{float(err):.1e} in {t_mp:.1f} s; ratio mpmath/Arb {t_mp / t_arb:.1f}")
+
+
 if __name__ == "__main__":
-    main()
+    if "--floors" in sys.argv:
+        bench_floors("--heads" in sys.argv)
+    else:
+        main()
+        bench_floors("--heads" in sys.argv)

@@ -173,3 +173,47 @@ def lower_outcome(case: Case, value, lower, upper, bound, evidence: Evidence, de
         passed = True if lower >= bound else False if upper < bound else None
         margin = float(value / bound) if bound > 0 else float("inf")
     return Outcome(case.label, passed, margin, evidence, detail, values=dict(values or {}))
+
+
+# ------------------------------------------------ certified values at a search's found point
+
+CERTIFIED_NOTE = "certified floor at the found point; the minimum over all points remains a search"
+
+
+def dedicated_outcome(check_id: str, case: Case, constants: Mapping) -> Outcome:
+    """The outcome of the check ``check_id`` (found through the registry) on ``case``, from the
+    run's outcome store when that check has already judged it (:func:`verify.memo.judge`), as
+    contrast's ``dedicated`` does; a certified check built on a search check shares its cases."""
+    from . import by_id  # the registry (imported when first needed: it imports this module)
+
+    check = next(c for c in by_id(check_id.split(".")[0]).checks if c.id == check_id)
+    return judge_once(check, case, constants)
+
+
+def ball_outcome(case: Case, ball, bound, detail: str, above: bool = True,
+                 values: Mapping[str, float | str] | None = None) -> Outcome:
+    """Judge a ball (python-flint ``arb``) against ``bound`` (a Fraction or a number) with
+    certified evidence: ``above`` claims value >= bound (else value <= bound); passes only when
+    the whole ball lies on the claimed side, fails when the whole ball lies on the other side,
+    and is undecided when it straddles the bound or is not finite.  Margin: mid/bound (above) or
+    bound/mid."""
+    from flint import arb
+
+    b = Fraction(bound)
+    bound_ball = arb(b.numerator) / b.denominator
+    lo, hi, mid = ball.lower(), ball.upper(), ball.mid()
+    if not ball.is_finite():
+        passed = None
+    elif above:
+        passed = True if lo >= bound_ball else False if hi < bound_ball else None
+    else:
+        passed = True if hi <= bound_ball else False if lo > bound_ball else None
+    margin = None
+    if ball.is_finite() and float(mid) > 0 and float(bound_ball) > 0:
+        margin = float(mid) / float(bound_ball) if above else float(bound_ball) / float(mid)
+    text = (f"{detail}: ball [{float(lo):.10g}, {float(hi):.10g}] (radius {float(ball.rad()):.1e}) "
+            f"{'>=' if above else '<='} {b} ({CERTIFIED_NOTE})")
+    if passed is None:
+        text = "UNDECIDED (the ball straddles the bound or is not finite): " + text
+    return Outcome(case.label, passed, margin, Evidence.CERTIFIED, text,
+                   values={"lower": float(lo), "upper": float(hi), **(values or {})})

@@ -12,6 +12,7 @@ adversary wants every symbol to receive much squared attention) and the margin i
 """
 from __future__ import annotations
 
+import time
 from typing import Mapping
 
 import mpmath
@@ -22,9 +23,10 @@ from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine import general
 from ..engine.precision import working
 from ..search import multistart
-from .common import constant, fmt_vector, single_case
+from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, single_case
 
 DPS = 20
+CERT_BITS = 64  # Arb precision of the certified value
 SEARCH_STEP = 0.25  # float64 trapezoid step in ln t during searches (as prop3's)
 GRID = {
     Profile.QUICK: [(3, 1), (3, 2), (10, 1), (10, 2)],
@@ -118,7 +120,37 @@ def _judge_bound(case: Case, constants: Constants) -> Outcome:
               f"{mpmath.nstr(factor, 4)} H/d = {mpmath.nstr(bound, 6)}; attention ({res.family}): "
               f"{heads}; search: {res.effort['evaluations']} float evaluations, "
               f"{res.effort['starts']} starts, seed {seed}; best per family: {fams}")
-    return Outcome(case.label, passed, margin, Evidence.SEARCH, detail)
+    return Outcome(case.label, passed, margin, Evidence.SEARCH, detail,
+                   values={"x": [float(a) for a in res.x]})
+
+
+def _judge_certified(case: Case, constants: Constants) -> Outcome:
+    """min_s sum_h E[(gamma_s^(h))^2] at the attention lemma-low-attention.bound found, as a ball
+    (Arb diagonal second moments per head; the min of balls is the ball [min lower, min upper])."""
+    from flint import arb
+
+    from ..engine.certified.general import ball_moments
+
+    found = dedicated_outcome("lemma-low-attention.bound", case, constants)
+    d, H = case.params["d"], case.params["H"]
+    x = found.values.get("x")
+    if x is None:
+        return Outcome(case.label, None, None, Evidence.CERTIFIED, "the search gave no point")
+    start = time.perf_counter()
+    rows = np.reshape(np.asarray(x, dtype=np.float64), (H, d))
+    sums = [arb(0)] * d
+    for r in rows:
+        diag = ball_moments(d, 0, list(r), CERT_BITS, full=False).second_diagonal
+        sums = [a + b for a, b in zip(sums, diag)]
+    lo = min((v.lower() for v in sums), key=float)
+    hi = min((v.upper() for v in sums), key=float)
+    ball = arb(lo).union(arb(hi))
+    factor = constants["lemma.low_attention_factor"]
+    detail = (f"min_s sum_h E[(gamma_s^(h))^2] at the attention the search found "
+              f"({' | '.join(fmt_vector(r, 3, 12, relative=True) for r in rows)}), vs "
+              f"factor H/d = {factor * H}/{d}; Arb, {CERT_BITS} bits, "
+              f"{time.perf_counter() - start:.2f} s")
+    return ball_outcome(case, ball, factor * H / d, detail, above=False)
 
 
 _g = sp.Symbol("gamma", nonnegative=True)
@@ -155,5 +187,8 @@ RESULT = Result(
         Check("lemma-low-attention.bound", "A.5 lemma",
               "max over searched attention of min_s sum_h E[(gamma_s^(h))^2] <= H/d",
               Evidence.SEARCH, _cases, _judge_bound),
+        Check("lemma-low-attention.certified_floor", "A.5 lemma (at the found point)",
+              "min_s sum_h E[(gamma_s^(h))^2] <= H/d at the attention the search found (Arb ball)",
+              Evidence.CERTIFIED, _cases, _judge_certified),
     ),
 )

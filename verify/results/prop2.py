@@ -15,6 +15,7 @@ statement for that beta~).
 from __future__ import annotations
 
 import math
+import time
 from fractions import Fraction
 from typing import Mapping
 
@@ -25,9 +26,10 @@ import sympy as sp
 from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine.precision import to_mpf
 from ..search import SearchResult, adam, nelder_mead
-from .common import floor_outcome, fmt_vector, single_case
+from .common import ball_outcome, dedicated_outcome, floor_outcome, fmt_vector, single_case
 
 LOGIT_BOX = 60.0
+CERT_BITS = 64  # Arb precision of the certified floor
 
 SEARCH = {
     Profile.QUICK: dict(ds=[3], random=2, starts=2, steps=50, nm_starts=1, nm_evals=8, dps=15),
@@ -204,7 +206,26 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"Nelder-Mead runs of {prm['nm_evals']}), {prm['starts']} Adam starts x "
               f"{prm['steps']} steps each, {eff['gradient_calls']} loss+gradient evaluations")
     return floor_outcome(case, res.value, val, err, c1, detail,
-                         {"floor": float(val), "evaluations": eff["gradient_calls"]})
+                         {"floor": float(val), "evaluations": eff["gradient_calls"],
+                          "beta": [float(b) for b in res.x], "s": at["s"],
+                          "alpha": [float(a) for a in at["alpha"]]})
+
+
+def _judge_certified(case: Case, constants: Constants) -> Outcome:
+    """L_s(alpha, beta~) at the worst (beta~, alpha, s) prop2.floor found, as a ball
+    (:func:`verify.engine.certified.general.ball_loss`: O(d) per node)."""
+    from ..engine.certified.general import ball_loss
+
+    found = dedicated_outcome("prop2.floor", case, constants)
+    v = found.values
+    if "alpha" not in v:
+        return Outcome(case.label, None, None, Evidence.CERTIFIED, "prop2.floor gave no point")
+    start = time.perf_counter()
+    ball = ball_loss(case.params["d"], v["s"], v["alpha"], v["beta"], CERT_BITS)
+    detail = (f"L_s(alpha, beta~) at beta~ = {fmt_vector(v['beta'])}, s = {v['s']}, alpha = "
+              f"{fmt_vector(v['alpha'])} (prop2.floor's worst point; an upper bound of "
+              f"inf_alpha; Arb, {CERT_BITS} bits, {time.perf_counter() - start:.2f} s)")
+    return ball_outcome(case, ball, c1_value(constants), detail)
 
 
 # ------------------------------------------------ the case beta~_s >= 1, numerically
@@ -264,9 +285,12 @@ RESULT = Result(
         Check("prop2.floor", "Proposition 2 (measured c1)",
               "inf_alpha L_s(alpha, beta~) >= c1 for s = argmin beta~ over searched beta~",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
+        Check("prop2.certified_floor", "Proposition 2 (at the found point)",
+              "L_s(alpha, beta~) >= c1 at the worst beta~, alpha, s prop2.floor found (Arb ball)",
+              Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
     ),
     calibrations=(
-        Calibration("prop2.c1", ("prop2.floor",), "d = 9, where the smallest floor (0.4746, a longer search) was found and c1 = 1/5 set from it",
+        Calibration("prop2.c1", ("prop2.floor", "prop2.certified_floor"), "d = 9, where the smallest floor (0.4746, a longer search) was found and c1 = 1/5 set from it",
                     lambda params: params.get("d") == 9),
     ),
 )

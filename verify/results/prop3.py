@@ -21,6 +21,7 @@ at one target is a lower bound on the max over targets).
 """
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 from typing import Mapping
 
@@ -32,9 +33,10 @@ from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Pro
 from ..engine import general
 from ..engine.precision import working
 from ..search import SearchResult, argmax, multistart
-from .common import constant, fmt_vector, lower_outcome, single_case
+from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome, single_case
 
 DPS = 20
+CERT_BITS = 64  # Arb precision of the certified floor
 SEARCH_STEP = 0.25  # float64 trapezoid step in ln t during searches (FLOAT_STEP = 0.125 to confirm)
 
 D_GRID = {
@@ -196,7 +198,28 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"(all d targets each), {res.effort['starts']} starts, seed {seed}; best per "
               f"family: {fams}")
     return lower_outcome(case, value, lower, upper, c2, Evidence.SEARCH, detail,
-                         values={"floor": float(value), "evaluations": res.effort["evaluations"]})
+                         values={"floor": float(value), "evaluations": res.effort["evaluations"],
+                                 "alpha": [float(a) for a in res.x], "s": s})
+
+
+def _judge_certified(case: Case, constants: Constants) -> Outcome:
+    """The floor at the worst attention prop3.floor found (its outcome, through the run's store),
+    as a ball: inf_beta L_s = 1 - 2 m_s' M^-1 m_s with the Arb moments and an ``arb_mat`` solve."""
+    from ..engine.certified.floors import unconstrained_floor
+    from ..engine.certified.general import ball_moments
+
+    found = dedicated_outcome("prop3.floor", case, constants)
+    alpha, s = found.values.get("alpha"), found.values.get("s")
+    if alpha is None:
+        return Outcome(case.label, None, None, Evidence.CERTIFIED, "prop3.floor gave no point")
+    d = case.params["d"]
+    start = time.perf_counter()
+    mom = ball_moments(d, s, alpha, CERT_BITS)
+    ball = unconstrained_floor(mom.second, mom.mean_positive, CERT_BITS)
+    detail = (f"inf_beta L_s(alpha, beta) at s={s}, alpha-max(alpha)="
+              f"{fmt_vector(alpha, limit=12, relative=True)} (prop3.floor's worst point; Arb, "
+              f"{CERT_BITS} bits, {time.perf_counter() - start:.2f} s)")
+    return ball_outcome(case, ball, constants["prop3.c2"], detail)
 
 
 def _uniform_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
@@ -254,9 +277,12 @@ RESULT = Result(
         Check("prop3.floor", "Proposition 3",
               "min over searched alpha of max_s inf_beta L_s(alpha, beta) >= c2",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
+        Check("prop3.certified_floor", "Proposition 3 (at the found point)",
+              "inf_beta L_s(alpha, beta) >= c2 at the worst alpha and s prop3.floor found (Arb ball)",
+              Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
     ),
     calibrations=(
-        Calibration("prop3.c2", ("prop3.floor",), "d = 3, where the smallest floor (0.13933) was found and c2 = 1/10 set from it",
+        Calibration("prop3.c2", ("prop3.floor", "prop3.certified_floor"), "d = 3, where the smallest floor (0.13933) was found and c2 = 1/10 set from it",
                     lambda params: params.get("d") == 3),
     ),
 )

@@ -29,6 +29,7 @@ with the bound above.
 from __future__ import annotations
 
 import math
+import time
 from typing import Mapping
 
 import mpmath
@@ -38,9 +39,13 @@ from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Pro
 from ..engine import general
 from ..engine.precision import working
 from ..search import argmax, multistart
-from .common import constant, fmt_vector, lower_outcome
+from ..engine.certified.balls import precision
+from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome
 
 DPS = 20
+CERT_BITS = 64  # Arb precision of the certified floor
+# certified floors for H >= 2 up to this d (cross-head blocks: a 2-D rule, ~15 s per pair at d = 9)
+CERT_HEADS_MAX_D = {Profile.QUICK: 4, Profile.DEFAULT: 4, Profile.FULL: 9}
 SEARCH_STEPS = (0.25, 1.0)  # (h in ln t, h in theta) during searches
 CONFIRM_STEPS = (general.FLOAT_STEP, general.FLOAT_THETA_STEP)
 D_GRID = {
@@ -303,7 +308,49 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"seed {seed}; best per family: {fams}")
     return lower_outcome(case, value, value - err, value + err, c4, Evidence.SEARCH, detail,
                          values={"floor": float(value), "H": H,
-                                 "evaluations": res.effort["evaluations"]})
+                                 "evaluations": res.effort["evaluations"],
+                                 "x": [float(a) for a in res.x], "s": s})
+
+
+def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    """prop4.floor's cases with H = 1, and with H >= 2 up to d = CERT_HEADS_MAX_D[profile] (the
+    Arb cross-head blocks are a 2-D rule: ~3-6 s per pair of heads at d = 4, ~15 s at d = 9)."""
+    return [c for c in _cases(profile, constants, options)
+            if c.params["H"] == 1 or c.params["d"] <= CERT_HEADS_MAX_D[profile]]
+
+
+def _judge_certified(case: Case, constants: Constants) -> Outcome:
+    """The floor at the worst attention prop4.floor found, as a ball: a lower bound by weak
+    duality at the float solver's multiplier (1 - mu R^2/2 - 2 m'(Q + mu I)^-1 m, any mu >= 0)
+    and an upper bound by the loss at the float minimiser (made feasible), both in Arb
+    (Q, m from :func:`verify.engine.certified.heads.head_system`)."""
+    from flint import arb
+
+    from ..engine.certified.floors import dual_floor, feasible_upper
+    from ..engine.certified.heads import head_system as ball_system
+
+    found = dedicated_outcome("prop4.floor", case, constants)
+    d, H = case.params["d"], case.params["H"]
+    x, s = found.values.get("x"), found.values.get("s")
+    if x is None:
+        return Outcome(case.label, None, None, Evidence.CERTIFIED, "prop4.floor gave no point")
+    start = time.perf_counter()
+    R = radius(d, constants)
+    Q, P = head_system(d, H, x, CONFIRM_STEPS)
+    B, mu, _ = trust_region(Q, 2.0 * P, R)
+    Qb, mb = ball_system(d, s, np.reshape(x, (H, d)).tolist(), CERT_BITS)
+    scale = constants["prop4.radius_scale"]
+    with precision(CERT_BITS):
+        R2 = arb(scale.numerator) ** 2 / arb(scale.denominator) ** 2 * arb(d).sqrt()
+    lower = dual_floor(Qb, mb, R2, float(mu[s]), CERT_BITS)
+    upper = feasible_upper(Qb, mb, [float(b) for b in B[:, s]], R2, CERT_BITS)
+    ball = lower if upper is None else lower.union(upper)
+    detail = (f"inf over ||B||_F <= d^(1/4) of L_s at s={s}, H={H}, attention "
+              f"{fmt_vector(x, 3, 12, relative=True)} (prop4.floor's worst point; dual bound at "
+              f"mu = {float(mu[s]):.6g}, upper bound "
+              f"{'at the float minimiser' if upper is not None else 'not proved feasible'}; Arb, "
+              f"{CERT_BITS} bits, {time.perf_counter() - start:.2f} s)")
+    return ball_outcome(case, ball, constants["prop4.c4"], detail)
 
 
 RESULT = Result(
@@ -317,9 +364,13 @@ RESULT = Result(
         Check("prop4.floor", "Proposition 4",
               "min over searched attention of max_s inf_{||B||_F <= d^(1/4)} L_s >= c4",
               Evidence.SEARCH, _cases, _judge_floor, reconstructed=True),
+        Check("prop4.certified_floor", "Proposition 4 (at the found point)",
+              "inf_{||B||_F <= d^(1/4)} L_s >= c4 at the worst attention and s prop4.floor found "
+              "(Arb ball; H >= 2 up to d = 4)", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              reconstructed=True),
     ),
     calibrations=(
-        Calibration("prop4.c4", ("prop4.floor",), "d = 4 with H = 2, where the smallest floor (0.16938) was found and c4 = 1/10 set from it",
+        Calibration("prop4.c4", ("prop4.floor", "prop4.certified_floor"), "d = 4 with H = 2, where the smallest floor (0.16938) was found and c4 = 1/10 set from it",
                     lambda params: params.get("d") == 4 and params.get("H") == 2),
         Calibration("prop4.head_factor", ("prop4.floor",),
                     "d = 4 (every H): 1 is the largest integer f whose H = floor(f sqrt(d)) heads "

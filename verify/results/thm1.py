@@ -29,7 +29,8 @@ from ..engine.logits import GAP_CAP, compress, compress_mp  # effect of the cap:
 from ..engine.one_step import FloorSearch, target_classes
 from ..engine.precision import to_mpf, working
 from ..search import SearchResult, decisive, nelder_mead
-from .common import constant, floor_outcome, fmt_vector, rational, single_case
+from .common import (ball_outcome, constant, dedicated_outcome, floor_outcome, fmt_vector,
+                     rational, single_case)
 
 # --------------------------------------------------------------------------- search settings
 
@@ -414,6 +415,8 @@ def reevaluate(d: int, s: int, beta0: np.ndarray, eta: float, dps: int) -> tuple
     Returns (value, error) with the infimum in [value - error, value + error]."""
     from ..engine import general
 
+    from ..engine.certified.one_step import certified_general, certified_symmetric
+
     if d >= SYMMETRIC_FROM and _symmetric_for(beta0, s):
         return reevaluate_symmetric(d, s, beta0, eta, dps)
     ev = general.evaluate(d, s, [0] * d, [repr(float(b)) for b in beta0], dps)
@@ -559,7 +562,22 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"{' (the first below 1e-12)' if ln['value'] < LEARNED else ''} = {ln['value']:.3g} "
               f"(s = {ln['s']}, beta0 = {ln['name']}, eta = {ln['eta']:.3g})")
     return floor_outcome(case, res.value, value, err, c3, detail,
-                         {"floor": float(value), "evaluations": eff["F_evaluations"]})
+                         {"floor": float(value), "evaluations": eff["F_evaluations"], "s": at["s"],
+                          "beta0": [float(b) for b in res.x], "eta": float(at["eta"])})
+
+
+def _judge_certified(case: Case, constants: Constants) -> Outcome:
+    """The floor at thm1.floor's worst (beta0, eta, s) as a ball (engine.certified.one_step)."""
+    from ..engine.certified.one_step import certified_floor
+
+    v = dedicated_outcome("thm1.floor", case, constants).values
+    if "beta0" not in v:
+        return Outcome(case.label, None, None, Evidence.CERTIFIED, "thm1.floor gave no point")
+    d, s, eta, beta0 = case.params["d"], v["s"], v["eta"], np.asarray(v["beta0"], dtype=float)
+    ball, route = certified_floor(d, s, beta0, eta, d >= SYMMETRIC_FROM and _symmetric_for(beta0, s))
+    detail = (f"min_beta L_s(alpha'_s, beta) at beta0 = {fmt_vector(beta0, limit=12)}, eta = "
+              f"{eta:.6g}, s = {s} (thm1.floor's worst point; {route})")
+    return ball_outcome(case, ball, constants["thm1.c3"], detail)
 
 
 RESULT = Result(
@@ -590,5 +608,8 @@ RESULT = Result(
         Check("thm1.floor", "Theorem 1 (measured)",
               "max_s min_beta L_s(-eta grad_alpha L_s(0, beta0), beta) >= c3 over searched beta0, eta",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
+        Check("thm1.certified_floor", "Theorem 1 (at the found point)",
+              "min_beta L_s(alpha'_s, beta) >= c3 at thm1.floor's worst beta0, eta, s (Arb ball)",
+              Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
     ),
 )

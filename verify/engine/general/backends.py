@@ -9,8 +9,8 @@ and the conversion of inputs; it hands the kernels a :class:`.kernels.NodeTerms`
 * float64 (:class:`FloatGrid`, :func:`float_grid`): the trapezoid rule in ``u = ln t`` on one
   uniform grid, all nodes at once (per-symbol vectors: arrays ``(n, d)``).
 
-An interval backend (python-flint ``arb``) would add a third pair: ``arb`` object arrays, its own
-``exp``/``expm1``, and proven quadrature weights.
+The interval backend (python-flint ``arb``/``acb`` object arrays, ``exp``/``expm1``, and a
+Gauss-Legendre rule with a proven error bound) is :mod:`verify.engine.certified.general`.
 """
 from __future__ import annotations
 
