@@ -39,7 +39,7 @@ from verify import notebook
 from verify.checks import Profile
 from verify.engine import general
 from verify.engine.distribution import WordDistribution
-from verify.results import thm1
+from verify.results import thm1, thm1_steps
 
 sp.init_printing()
 CONSTANTS = vconst.values(vconst.load())  # proofs/constants.toml, as exact fractions
@@ -67,7 +67,7 @@ print("thm1.c3 =", C3, "  thm1.c_large_output =", C_LARGE)
 # the slack into a fraction whose numerator and denominator have non-negative coefficients.
 
 # %%
-ratio = thm1.insertion_ratio_formula()
+ratio = thm1_steps.insertion_ratio_formula()
 d, m = sorted(ratio.free_symbols, key=lambda x: x.name)
 k, j = sp.symbols("k j", nonnegative=True)
 display(sp.Eq(sp.Symbol("rho(Z(z))/rho(z)"), ratio))
@@ -81,12 +81,12 @@ display(sp.Eq(sp.Symbol("ratio - 1/2 (d = 3+k, m = d+j)"), slack))
 
 # %%
 z, s0 = (1, 2, 1), 0
-Zz = sorted(thm1.insertion_words(z, s0))
+Zz = sorted(thm1_steps.insertion_words(z, s0))
 dist = WordDistribution(3)
 print(f"d = 3, z = {z}: Z(z) = {Zz}")
 print("  rho(z) =", dist.word_probability(z), "; rho of each inserted word:",
       [str(dist.word_probability(w)) for w in Zz])
-print("  exact ratio", thm1.insertion_ratio(3, z, s0), "= formula", ratio.subs({d: 3, m: len(z)}))
+print("  exact ratio", thm1_steps.insertion_ratio(3, z, s0), "= formula", ratio.subs({d: 3, m: len(z)}))
 for dd in (3, 4, 9, 100, 10**6):
     print(f"  m = d = {dd:>7}: ratio = {sp.N(ratio.subs({d: dd, m: dd}), DPS)}")
 
@@ -98,12 +98,12 @@ run_check("thm1.insertion_ratio");
 #
 # In this case the symbol with the largest weight shows up in $z$ with probability
 # $1 - (1 - \tfrac1{d-1})^m \ge 1 - (1 - \tfrac1{d-1})^{d/2}$. The proof bounds this by
-# $1 - e^{-1/2} \ge 1/8$. `thm1.appearance_probability()` is that quantity; SymPy shows that its
+# $1 - e^{-1/2} \ge 1/8$. `thm1_steps.appearance_probability()` is that quantity; SymPy shows that its
 # limit is exactly $1 - e^{-1/2}$, so the middle bound is tight for large $d$. The table gives
 # 50-digit values.
 
 # %%
-appear = thm1.appearance_probability()
+appear = thm1_steps.appearance_probability()
 display(sp.Eq(sp.Symbol("P_appear"), appear))
 log_limit = sp.limit(sp.log(1 - appear), d, sp.oo)  # limit of the log: much faster for SymPy
 display(sp.Eq(sp.Symbol("limit_(d->oo) appearance"), 1 - sp.exp(log_limit)))
@@ -134,7 +134,7 @@ run_check("thm1.appearance");
 # below $10^{-55}$.
 
 # %%
-mass = thm1.long_negative_mass()
+mass = thm1_steps.long_negative_mass()
 display(sp.Eq(sp.Symbol("P(y=-1, |w|>=d)"), mass))
 display(sp.Eq(sp.Symbol("P(y=-1, |w|>=d) / (1/2 (1-2/d)^(d-1))"),
               sp.simplify(mass / (sp.Rational(1, 2) * (1 - 2 / d) ** (d - 1)))))
@@ -166,7 +166,7 @@ run_check("thm1.long_negative_mass");
 
 # %%
 floor_expr = mass / 128
-best = thm1.exact_floor_constant()
+best = thm1_steps.exact_floor_constant()
 display(sp.Eq(sp.Symbol("(1/128) P(y=-1, |w|>=d)"), sp.simplify(floor_expr)))
 display(sp.Eq(sp.Symbol("exact_floor_constant()"), best))
 print("the expression at d = 9 equals exact_floor_constant():", floor_expr.subs(d, 9) == best)

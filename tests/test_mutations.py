@@ -74,18 +74,18 @@ def _wrong_reevaluation(mp):  # the high-precision loss comes back below 1/4
 
 
 def _wrong_insertion_ratio(mp):
-    from verify.results import thm1
+    from verify.results import thm1_steps as thm1
     right = thm1.insertion_ratio_formula()
     mp.setattr(thm1, "insertion_ratio_formula", lambda: right / 3)
 
 
 def _wrong_appearance(mp):  # (1/(d-1))^(d/2): the symbol drawn at every one of d/2 draws
-    from verify.results import thm1
+    from verify.results import thm1_steps as thm1
     mp.setattr(thm1, "appearance_probability", lambda: (1 / (thm1._d - 1)) ** (thm1._d / 2))
 
 
 def _wrong_long_mass(mp):
-    from verify.results import thm1
+    from verify.results import thm1_steps as thm1
     right = thm1.long_negative_mass()
     mp.setattr(thm1, "long_negative_mass", lambda: 2 * right)
 

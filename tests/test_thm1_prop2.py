@@ -8,7 +8,7 @@ import pytest
 from verify.checks import Case, Evidence, Profile
 from verify.constants import load, values
 from verify.engine import constrained, general
-from verify.results import prop2, thm1
+from verify.results import prop2, thm1, thm1_steps
 
 
 def constants(**overrides):
@@ -32,8 +32,8 @@ def test_symbolic_steps_pass(result):
 
 def test_insertion_count_is_m_plus_one():
     z = (1, 1, 2, 1)
-    assert len(thm1.insertion_words(z, 0)) == 5
-    assert thm1.insertion_ratio(3, z, 0) == thm1.insertion_ratio_formula().subs({thm1._d: 3, thm1._m: 4})
+    assert len(thm1_steps.insertion_words(z, 0)) == 5
+    assert thm1_steps.insertion_ratio(3, z, 0) == thm1_steps.insertion_ratio_formula().subs({thm1_steps._d: 3, thm1_steps._m: 4})
 
 
 def test_rho_bound_exact_threshold_and_mutation():
@@ -186,12 +186,12 @@ def test_prop2_large_output_is_a_proof_for_every_d_and_a_weaker_hypothesis_fails
 def test_thm1_long_mass_is_symbolic_without_point_fallback(monkeypatch):
     """0 < q(d-1)/d < 1 is proved for every d >= 3; if the proof fails the check does not pass
     (it used to fall back to d in {3, 9, 100, 10^6})."""
-    r, proved = thm1.series_ratio()
+    r, proved = thm1_steps.series_ratio()
     assert proved and str(r) == "(d - 2)/d"
     check = _check(thm1.RESULT, "thm1.long_negative_mass")
     (case,) = check.cases(Profile.QUICK, constants(), {})
     assert check.judge(case, constants()).passed is True
-    monkeypatch.setattr(thm1, "series_ratio", lambda: (r, False))
+    monkeypatch.setattr(thm1_steps, "series_ratio", lambda: (r, False))
     out = check.judge(case, constants())
     assert out.passed is None and "not proved" in out.detail
 
