@@ -138,7 +138,8 @@ for dd, seed in LARGE:
     large_inf[dd, seed] = val
     line = f"d = {dd}, seed {seed}: inf_alpha L found = {val:.6f} ({calls} evaluations)"
     if seed == 0 and dd <= 6:  # the mpmath path costs more as d grows
-        hp, err = prop2.reevaluate(dd, s, alpha, beta, 20)
+        confirmed = prop2.reevaluate(dd, s, alpha, beta, 20)
+        hp, err = confirmed.value, confirmed.error
         line += f"; mpmath at that alpha: {mpmath.nstr(hp, 15)} +- {mpmath.nstr(err, 2)}"
     print(line)
 assert min(large_inf.values()) >= 0.25
@@ -207,7 +208,8 @@ for dd, name, s, val, bmin in rows:
 # %%
 adv = prop2.search_floor(9, seed=0, random=2, starts=2, steps=50, nm_starts=1, nm_evals=20)
 s_adv, alpha_adv = adv.extra["s"], adv.extra["alpha"]
-hp, err = prop2.reevaluate(9, s_adv, alpha_adv, adv.x, DPS)
+confirmed = prop2.reevaluate(9, s_adv, alpha_adv, adv.x, DPS)
+hp, err = confirmed.value, confirmed.error
 gap = alpha_adv.max() - alpha_adv[s_adv]
 print(f"d = 9: smallest floor found {adv.value:.6f} at beta~ = {adv.family} {np.round(adv.x, 3)}")
 print(f"  s = argmin = {s_adv}, target logit {gap:.1f} below the top one; effort {adv.effort}")

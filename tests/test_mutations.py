@@ -70,7 +70,8 @@ def _wrong_negative_mass(mp):  # P(y = -1) = 1/3 instead of 1/2 (a wrong moment)
 
 def _wrong_reevaluation(mp):  # the high-precision loss comes back below 1/4
     from verify.results import prop2
-    mp.setattr(prop2, "reevaluate", lambda *a, **k: (mpmath.mpf("0.2"), mpmath.mpf("1e-12")))
+    from verify.engine.estimate import Estimate
+    mp.setattr(prop2, "reevaluate", lambda *a, **k: Estimate(mpmath.mpf("0.2"), mpmath.mpf("1e-12")))
 
 
 def _wrong_insertion_ratio(mp):

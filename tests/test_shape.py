@@ -137,3 +137,31 @@ def test_no_source_file_above_600_lines():
         if n > MAX_LINES:
             too_long.append(f"{path.relative_to(ROOT)}: {n} lines")
     assert not too_long, "\n".join(too_long)
+
+
+# the general engine's one-call forms (d, s, alpha, ..., dps) serve notebooks and interactive use;
+# the package itself builds a GeneralAttention once and passes it (issue 13)
+CONVENIENCE = {"evaluate", "loss", "loss_and_grad", "gradient_terms", "moments", "solve_output",
+               "best_output", "loss_and_grad_float"}
+
+
+def _convenience_calls(tree: ast.AST) -> list[str]:
+    return [f"{node.func.value.id}.{node.func.attr}" for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and node.func.value.id in ("general", "G")
+            and node.func.attr in CONVENIENCE]
+
+
+def test_the_convenience_checker_sees_a_call():
+    assert _convenience_calls(ast.parse("general.loss(3, 0, a, b, 15)")) == ["general.loss"]
+
+
+def test_package_code_uses_the_state_passing_general_api():
+    offenders = {}
+    for path in VERIFY.rglob("*.py"):
+        if "general" in path.relative_to(VERIFY).parts[:2]:
+            continue
+        found = _convenience_calls(ast.parse(path.read_text()))
+        if found:
+            offenders[str(path.relative_to(ROOT))] = found
+    assert not offenders, offenders

@@ -110,8 +110,8 @@ def test_prop2_inner_search_finds_learnable_target():
     """Sanity of the inner infimum: with beta~ = 2 e_s, attention on s learns s (Proposition 1)."""
     val, alpha, _ = prop2.inf_attention(3, 0, [2.0, 0.0, 0.0], 2, 80, 0)
     assert val < 0.05
-    loss, err = prop2.reevaluate(3, 0, alpha, [2.0, 0.0, 0.0], 15)
-    assert abs(float(loss) - val) < 1e-9
+    loss = prop2.reevaluate(3, 0, alpha, [2.0, 0.0, 0.0], 15)
+    assert abs(float(loss.value) - val) < 1e-9
 
 
 def test_compress_keeps_order_and_caps_gaps():

@@ -48,7 +48,8 @@ def head_sums_mp(d: int, rows, dps: int = DPS) -> tuple:
     vals, errs = [mpmath.mpf(0)] * d, [mpmath.mpf(0)] * d
     with working(dps):
         for r in rows:
-            m = general.moments(d, 0, [repr(float(a)) for a in r], dps, second="diagonal")
+            att = general.GeneralAttention.from_alpha(d, 0, [repr(float(a)) for a in r], dps)
+            m = general.attention_moments(att, second="diagonal")
             vals = [v + x for v, x in zip(vals, m.second_diagonal)]
             errs = [e + x for e, x in zip(errs, m.errors["second_diagonal"])]
     return vals, errs

@@ -121,8 +121,8 @@ def inf_attention(d: int, s: int, beta, starts: int, steps: int, seed: int,
     best, best_a, calls = math.inf, np.zeros(d), 0
 
     def loss_grad(a):
-        loss, ga, _ = general.loss_and_grad_float(d, s, a, beta)
-        return loss, ga
+        ev = general.evaluate_float(d, s, a, beta, with_errors=False)
+        return ev.loss, ev.grad_alpha
 
     for k in range(starts):
         a0 = fixed[k].copy() if k < len(fixed) else rng.normal(scale=2.0, size=d)
@@ -135,10 +135,12 @@ def inf_attention(d: int, s: int, beta, starts: int, steps: int, seed: int,
 
 
 def reevaluate(d: int, s: int, alpha: np.ndarray, beta, dps: int) -> tuple:
-    """L_s(alpha, beta~) on the mpmath path (value, error), read exactly from the float64 values."""
+    """L_s(alpha, beta~) on the mpmath path (an :class:`~verify.engine.estimate.Estimate`), alpha and
+    beta~ read exactly from their float64 values."""
     from ..engine import general
 
-    return general.loss(d, s, [repr(float(a)) for a in alpha], [repr(float(b)) for b in beta], dps)
+    att = general.GeneralAttention.from_alpha(d, s, [repr(float(a)) for a in alpha], dps)
+    return general.loss_estimate(att, [repr(float(b)) for b in beta])
 
 
 def structured_outputs(d: int) -> list[tuple[str, np.ndarray]]:
@@ -195,7 +197,8 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
     res = search_floor(d, prm["seed"], prm["random"], prm["starts"], prm["steps"],
                        prm["nm_starts"], prm["nm_evals"])
     at = res.extra
-    val, err = reevaluate(d, at["s"], at["alpha"], res.x, prm["dps"])
+    confirmed = reevaluate(d, at["s"], at["alpha"], res.x, prm["dps"])
+    val, err = confirmed.value, confirmed.error
     c1m = to_mpf(c1)
     eff = res.effort
     detail = (f"floor inf_alpha L_s = {res.value:.6g} (float64; mpmath {prm['dps']} digits at "
@@ -257,7 +260,8 @@ def _judge_large(case: Case, constants: Constants) -> Outcome:
     beta = large_output(d, seed)
     s = int(np.argmin(beta))
     val, alpha, calls = inf_attention(d, s, beta, case.params["starts"], case.params["steps"], seed)
-    hp, err = reevaluate(d, s, alpha, beta, case.params["dps"])
+    confirmed = reevaluate(d, s, alpha, beta, case.params["dps"])
+    hp, err = confirmed.value, confirmed.error
     quarter = mpmath.mpf(1) / 4
     detail = (f"beta~ = {fmt_vector(beta)}, s = {s}: smallest L found {val:.6g} (mpmath "
               f"{mpmath.nstr(hp, 10)} +- {mpmath.nstr(err, 2)}) >= 1/4, {calls} evaluations")

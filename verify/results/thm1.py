@@ -190,12 +190,13 @@ def reevaluate(d: int, s: int, beta0: np.ndarray, eta: float, dps: int) -> tuple
 
     if d >= SYMMETRIC_FROM and _symmetric_for(beta0, s):
         return reevaluate_symmetric(d, s, beta0, eta, dps)
-    ev = general.evaluate(d, s, [0] * d, [repr(float(b)) for b in beta0], dps)
+    ev = general.evaluate_attention(general.GeneralAttention.from_alpha(d, s, [0] * d, dps),
+                                    [repr(float(b)) for b in beta0])
     with working(dps):
         raw = [-mpmath.mpf(repr(eta)) * g for g in ev.grad_alpha]
         alpha = compress_mp(raw)
         capped = max(raw) - min(raw) - (max(alpha) - min(alpha)) > 0
-    opt = general.solve_output(d, s, alpha, dps)
+    opt = general.attention_optimum(general.GeneralAttention.from_alpha(d, s, alpha, dps))
     with working(dps):
         err = opt.loss_error + opt.beta_error**2 / 2
         if capped:
@@ -269,8 +270,8 @@ def _judge_large(case: Case, constants: Constants) -> Outcome:
     from ..engine import general
 
     at = res.extra
-    grad = general.evaluate(d, at["s"], [0] * d, [repr(float(b)) for b in res.x],
-                            prm["dps"]).grad_alpha
+    at_zero = general.GeneralAttention.from_alpha(d, at["s"], [0] * d, prm["dps"])
+    grad = general.evaluate_attention(at_zero, [repr(float(b)) for b in res.x]).grad_alpha
     with working(prm["dps"]):
         alpha = compress_mp([-mpmath.mpf(repr(at["eta"])) * g for g in grad])
     value, err = constrained_output_mp(d, at["s"], alpha, mpmath.mpf(d) / 4, prm["dps"])

@@ -37,7 +37,8 @@ def certified_general(d: int, s: int, beta0, eta: float, bits: int):
     from .floors import unconstrained_floor
     from .general import ball_moments
 
-    _, grad, _ = general.loss_and_grad_float(d, s, np.zeros(d), np.asarray(beta0, dtype=float))
+    grad = general.evaluate_float(d, s, np.zeros(d), np.asarray(beta0, dtype=float),
+                                  with_errors=False).grad_alpha
     alpha = compress(-eta * np.asarray(grad))
     mom = ball_moments(d, s, list(alpha), bits)
     return unconstrained_floor(mom.second, mom.mean_positive, bits), alpha

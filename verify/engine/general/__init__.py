@@ -16,7 +16,8 @@ New code uses the state-passing API (``att = GeneralAttention.from_alpha(d, s, a
 then :func:`attention_moments`, :func:`evaluate_attention`, :func:`loss_estimate` (an
 :class:`verify.engine.estimate.Estimate`), :func:`attention_optimum`); the functions of the
 former single module (``moments(d, s, alpha, dps)``, ``loss(...) -> (value, error)``, ...) are
-kept with their signatures and return shapes.
+kept with their signatures and return shapes as one-call forms for notebooks and interactive
+use; the package's own modules use the state-passing API (``tests/test_shape.py`` checks it).
 
 Errors.  mpmath values carry the tanh-sinh rule's heuristic extrapolation + a proven tail bound
 + a rounding allowance: ``ErrorKind.ESTIMATED`` overall; float64 values carry the step-halving
