@@ -4,6 +4,10 @@ A box is *certified* when every claim's margin ball lies above 0, *failing* when
 ball lies below 0 (a counterexample region: the claim fails at every point of the box), and is
 split in two along its wider side otherwise, down to ``max_depth``; a box still straddling there
 is *undecided* and reported, never counted as a pass.
+
+Margins are enclosed by the centred (mean-value) form (:mod:`verify.certify.centred`,
+proofs/centred-form.md) by default; ``method="plain"`` evaluates the claims on the box's balls
+directly (:mod:`verify.certify.claims`), the first route, kept as the independent second one.
 """
 from __future__ import annotations
 
@@ -13,7 +17,10 @@ from dataclasses import dataclass, field
 
 from flint import arb
 
-from .claims import Box, CLAIMS, margins
+from .centred import centred_margins
+from .claims import Box, CLAIMS, D_MIN, margins
+
+METHODS = ("centred", "plain")
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,7 @@ class Run:
     group: str
     root: Box
     bits: int
+    method: str = "centred"
     leaves: list[Leaf] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -79,11 +87,23 @@ def outward(x: arb) -> tuple[float, float]:
     return lo, hi
 
 
-def judge_box(group: str, box: Box, constants, bits: int) -> tuple[str, dict]:
+def box_margins(group: str, box: Box, constants, bits: int, method: str) -> dict | None:
+    """Every claim's margin ball over ``box`` by ``method`` (None: not enclosed)."""
+    if method == "plain":
+        return margins(group, box, constants, bits)
+    return centred_margins(group, box, constants, bits, D_MIN[group])
+
+
+def judge_box(group: str, box: Box, constants, bits: int,
+              method: str = "centred") -> tuple[str, dict]:
     """(status, margins as outward float pairs) for one box."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r} (one of {', '.join(METHODS)})")
     try:
-        ms = margins(group, box, constants, bits)
+        ms = box_margins(group, box, constants, bits, method)
     except (ArithmeticError, ValueError, ZeroDivisionError):
+        ms = None
+    if ms is None:
         return "undecided", {claim: (-math.inf, math.inf) for claim in CLAIMS[group]}
     pairs = {claim: outward(m) if m.is_finite() else (-math.inf, math.inf) for claim, m in ms.items()}
     if all(lo > 0 for lo, _ in pairs.values()):
@@ -105,11 +125,11 @@ def split(box: Box) -> tuple[Box, Box]:
 
 def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
                      max_depth: int = 24, seconds: float | None = None,
-                     max_boxes: int | None = None) -> Run:
+                     max_boxes: int | None = None, method: str = "centred") -> Run:
     """Certify every claim of ``group`` over ``root``; after ``seconds``, or after ``max_boxes``
     boxes have been judged (a budget that gives the same answer on any machine), the boxes not
     yet judged are reported undecided (status ``unreached``)."""
-    run = Run(group, root, bits)
+    run = Run(group, root, bits, method)
     start = time.perf_counter()
     stack = [(root, 0)]
     judged = 0
@@ -120,7 +140,7 @@ def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
             run.leaves.append(Leaf(box, depth, "unreached", {}))
             continue
         judged += 1
-        status, pairs = judge_box(group, box, constants, bits)
+        status, pairs = judge_box(group, box, constants, bits, method)
         if status == "undecided" and depth < max_depth:
             lo, hi = split(box)
             stack += [(hi, depth + 1), (lo, depth + 1)]

@@ -1,0 +1,270 @@
+"""The centred (mean-value) form of the claims' margins over a box (proofs/centred-form.md).
+
+For a margin ``m`` that is C^1 on a box ``X`` of (u, v) = (ln d, ln eps) with a point ``c`` in it,
+``m(X) ⊆ m(c) + m_u(X) (U - u_c) + m_v(X) (V - v_c)``: ``m(c)`` is enclosed at the point (a tiny
+ball, so the enclosure is as tight as the quadrature), the gradient over the whole box by
+forward-mode dual numbers (:mod:`verify.engine.certified.dual`).  Plain ball evaluation widens
+in proportion to the box's width times the whole computation's dependency problem; the
+centred form widens only by the true gradient times the width, plus a second-order excess.
+
+The moments ``mu_r(d, gap)`` are integrals over t in [0, inf).  Both passes integrate the same
+finite range [0, T] (same pieces, same cut) and add the same tail ball ``[0, B_T(X)]``
+(proofs/tail-bound.md, evaluated over the whole box); the gradient differentiates only the
+finite integral under the integral sign, so no tail bound for the derivatives is needed:
+``m(x) = g(x, R(x))`` with ``R(x)`` in the fixed ball ``P = [0, B_T(X)]``, and the mean-value
+theorem is applied to ``g(., rho)`` for each fixed ``rho`` in P.
+
+Non-smooth steps of the plain route (``rho = max |1 - eta3 lambda|``, upper ends) are replaced by
+smooth formulas whose validity on the box is checked first (:func:`_thm2`); when a condition
+cannot be proved the box is left to the plain route.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from flint import acb, arb
+
+from ..engine import schedules
+from ..engine.certified.balls import ARB, interval, precision
+from ..engine.certified.dual import DUAL, Dual, increasing, partial, value
+from ..engine.certified.moments import log_break_points
+from ..engine.certified.symmetric import _phases, _reduction, family_for
+from ..engine.expectations import moment_integrand, moment_setup, tail_bound, tail_coefficients
+from ..engine.symbolic import reduce_symmetric
+
+RIEMANN_CELLS = 24  # cells per piece of the box integrals (rough is enough: they multiply the width)
+MAX_EXTRA = 40  # cut doublings
+
+
+@dataclass
+class MomentPlan:
+    """Where both passes integrate: family, pieces of [0, T] and the tail ball over the box."""
+
+    family: str
+    order: int
+    t0: float
+    pieces: list  # (a, b, log_scale): [0, t0] in t, then in v = ln(t / t0)
+    tail: list = field(default_factory=list)  # upper ends of B_T(X), per r
+    scale: list = field(default_factory=list)  # magnitude of each moment (tolerances)
+
+
+def _integral(s, r: int, piece: tuple, t0: float, tol, limit, be, k: int | None) -> arb:
+    """int over one piece of integrand_r (component k of a dual integrand, or the plain one)."""
+    a, b, log_scale = piece
+    start = arb(t0)
+
+    def pick(x):
+        if k is None:
+            return x
+        return value(x) if k < 0 else partial(x, k)
+
+    if log_scale:
+        def f(w, _analytic):
+            t = start * w.exp()
+            return pick(moment_integrand(t, s, be)[r]) * t
+    else:
+        def f(t, _analytic):
+            return pick(moment_integrand(t, s, be)[r])
+    return acb.integral(f, arb(a), arb(b), abs_tol=tol, eval_limit=limit).real
+
+
+def _box_setup(d: arb, gap: arb, family: str, order: int):
+    """The moment constants over the box in interval arithmetic (duals without a gradient:
+    Arb's midpoint-radius powers of a wide ball such as p = 1/(d - 1) would contain 0)."""
+    s = moment_setup(Dual(d, ()), Dual(gap, ()), family, order, DUAL)
+    return s, [value(k) for k in tail_coefficients(s)]
+
+
+def _tail(T: arb, s, K: list) -> list:
+    """Upper ends of the proven tail bounds from T over the box (proofs/tail-bound.md)."""
+    return [value(t).upper() for t in tail_bound(T, s, DUAL, [Dual(k, ()) for k in K])]
+
+
+def _setup_plan(d: arb, gap: arb, bits: int) -> MomentPlan:
+    """Family, pieces and cut from the box's balls (choices, not claims: floats)."""
+    family = family_for(gap)
+    order = reduce_symmetric(family).order
+    s, K = _box_setup(d, gap, family, order)
+    logs = log_break_points(replace(s, c_target=value(s.c_target), c_back=value(s.c_back),
+                                    p=value(s.p)))
+    k_max = max(float(k.upper().log()) for k in K)
+    c_lo = float(value(s.c_target).lower().log())
+    log_cut = math.log(max(k_max + bits * math.log(2) + 5 * order, 1.0)) - c_lo
+    # the integrand decays like e^(-c_target t): scales beyond the cut matter not (the tail
+    # bound covers [cut, inf) whatever they are), and wide cells there only widen the balls
+    logs = [u for u in logs if u < log_cut] + [log_cut]
+    if len(logs) < 2:
+        logs = [log_cut - math.log(8), log_cut]
+    t0 = math.exp(logs[0])
+    logs = [u - logs[0] for u in logs]
+    pieces = [(0.0, t0, False)] + [(a, b, True) for a, b in zip(logs, logs[1:])]
+    return MomentPlan(family, order, t0, pieces)
+
+
+def _cut(plan: MomentPlan) -> arb:
+    """A lower bound of T = t0 e^(last v)."""
+    return (arb(plan.t0) * arb(plan.pieces[-1][1]).exp()).lower()
+
+
+def _riemann(s, piece: tuple, t0: float, cells: int) -> list:
+    """Enclosures of int over one piece of every integrand_r: sum over cells of (cell length) x
+    (integrand on the cell's ball).  Real balls only, so a wide parameter box never meets the
+    complex singularities Petras' ellipses would; the integrand is a dual, so one pass gives the
+    values and the gradients."""
+    a, b, log_scale = piece
+    out = [arb(0)] * s.order
+    edges = [a + (b - a) * i / cells for i in range(cells + 1)]
+    edges[-1] = b
+    for lo, hi in zip(edges, edges[1:]):
+        cell = interval(lo, hi)
+        t = arb(t0) * increasing(cell, arb.exp) if log_scale else cell
+        width = arb(hi) - arb(lo)
+        values = moment_integrand(t, s, DUAL)
+        out = [o + f * (t * width if log_scale else width) for o, f in zip(out, values)]
+    return out
+
+
+def box_moments(d: Dual, gap: Dual, bits: int) -> tuple:
+    """The moments as centred duals: over the box, value ``I_T(X) + [0, B_T(X)]`` and gradient
+    ``int_0^T grad f``; at the centre ``I_T(c) + [0, B_T(X)]`` on the same pieces.
+
+    The cut is doubled until the tail bound over the box is below 2^-(bits/2) of each moment's
+    size (a choice: whatever the cut, the tail ball is added to both passes)."""
+    plan = _setup_plan(d.v, gap.v, bits)
+    s_box, K = _box_setup(d.v, gap.v, plan.family, plan.order)
+    s_dual = moment_setup(Dual(d.v, d.g), Dual(gap.v, gap.g), plan.family, plan.order, DUAL)
+    c_lo = value(s_box.c_target).lower()
+    scale = [k.upper() * math.factorial(r) / c_lo ** (r + 1) for r, k in enumerate(K)]
+    total = [Dual(arb(0), (arb(0), arb(0)))] * plan.order
+    todo = list(plan.pieces)
+    for _ in range(MAX_EXTRA):
+        for piece in todo:
+            total = [x + y for x, y in zip(total, _riemann(s_dual, piece, plan.t0, RIEMANN_CELLS))]
+        if not all(x.v.is_finite() and all(g.is_finite() for g in x.g) for x in total):
+            raise ArithmeticError("the box integrals are not finite")
+        tail = _tail(_cut(plan), s_box, K)
+        sizes = [max(abs(x.v.mid()), x.v.rad(), key=float) for x in total]
+        if all(t <= m * arb(2) ** -(bits // 2) for t, m in zip(tail, sizes)):
+            break
+        last = plan.pieces[-1][1]
+        todo = [(last, last + math.log(2), True)]
+        plan.pieces += todo
+    else:
+        raise ArithmeticError("tail bound did not fall below the tolerance")
+    plan.tail = tail
+    plan.scale = [m if m > 0 else x for m, x in zip(sizes, scale)]
+    centre = centre_moments(d.c, gap.c, bits, plan)
+    return tuple(Dual(x.v + arb(0).union(t), x.g, c, d.dx)
+                 for x, t, c in zip(total, plan.tail, centre))
+
+
+def centre_moments(d: arb, gap: arb, bits: int, plan: MomentPlan) -> tuple:
+    """Moments at the centre on the box's pieces: ``I_T(c) + [0, B_T(X)]`` (tight balls)."""
+    s = moment_setup(d, gap, plan.family, plan.order, ARB)
+    out = []
+    for r in range(plan.order):
+        tol = plan.scale[r] * arb(2) ** -bits
+        total = sum((_integral(s, r, piece, plan.t0, tol, None, ARB, None) for piece in plan.pieces),
+                    arb(0))
+        out.append(total + arb(0).union(plan.tail[r]))
+    return tuple(out)
+
+
+Moments = Callable[[object, object], tuple]
+
+
+def _evaluate(family: str, d, moments: tuple, bs, bj) -> tuple:
+    padded = list(moments) + [arb(0)] * (4 - len(moments))
+    return _reduction(family)(d, bs, bj, *padded)
+
+
+def _prop1(d, eps, constants, moments: Moments, family: Callable) -> dict:
+    """eps - L_s(ln(c d/eps^2) e_s, 2 e_s) (Proposition 1), smooth in (d, eps)."""
+    from .claims import _c
+
+    gap = schedules.prop1_gap(d, eps, _c(constants, "prop1.attention_constant"), lambda x: x.log())
+    mom = moments(d, gap)
+    loss = _evaluate(family(), d, mom, 2, 0)[0]
+    return {"prop1.bound": eps - loss}
+
+
+def _thm2(d, eps, constants, moments: Moments, family: Callable, prefix: str,
+          conditions: list) -> dict:
+    """Theorem 2's final loss and the A.7 steps (Corollary 1's final loss for prefix cor1) as
+    smooth functions; ``conditions`` collects the balls that must be > 0 on the box for the
+    smooth formulas to be the claims' bounds (proofs/centred-form.md)."""
+    from .claims import _c
+
+    log = (lambda x: x.log())
+    eta1 = schedules.eta1(d, _c(constants, "thm2.eta1_scale"), lambda x: x.sqrt())
+    eta2 = schedules.eta2(d, eps, _c(constants, f"{prefix}.C"), eta1, log)
+    if prefix == "thm2":
+        T_low = schedules.phase3_steps(d, eps, _c(constants, "thm2.T_factor"), log)
+    else:
+        T_low = schedules.cor1_steps(eps, _c(constants, "cor1.T_numerator"))
+    b1s, b1j, g2s, g2j = _phases()(d, eta1)
+    gap = (-eta2 * g2s) - (-eta2 * g2j)
+    mom = moments(d, gap)
+    fam = family()
+    g = [_evaluate(fam, d, mom, bs, bj) for bs, bj in ((0, 0), (1, 0), (0, 1))]
+    c = (-g[0][3], -g[0][4])  # keys: loss, alpha_s, alpha_j, beta_s, beta_j
+    A = ((g[1][3] + c[0], g[2][3] + c[0]), (g[1][4] + c[1], g[2][4] + c[1]))
+    det = A[0][0] * A[1][1] - A[0][1] * A[1][0]
+    star = ((A[1][1] * c[0] - A[0][1] * c[1]) / det, (A[0][0] * c[1] - A[1][0] * c[0]) / det)
+    loss_start = _evaluate(fam, d, mom, b1s, b1j)[0]
+    loss_star = _evaluate(fam, d, mom, *star)[0]
+    trace = A[0][0] + A[1][1]
+    disc = ((A[0][0] - A[1][1]) / 2) ** 2 + A[0][1] * A[1][0]
+    lam_min = trace / 2 - disc.sqrt()
+    rho = 1 - lam_min  # eta3 = 1; = max|1 - lambda| when lambda_min + lambda_max <= 2
+    conditions += [disc, rho, 2 - trace, det]
+    final = eps - (loss_star + (2 * T_low * rho.log()).exp() * (loss_start - loss_star))
+    if prefix == "cor1":
+        return {"cor1.population": final}
+    dl = 2 * mom[0] if fam == "nu" else 1 - 2 * mom[0]
+    e = (b1s - star[0], b1j - star[1])
+    return {
+        "thm2.final": final,
+        "thm2.contraction": 1 - 1 / (8 * d) - rho,
+        "thm2.initial_distance": 16 * d - (e[0] ** 2 + (d - 1) * e[1] ** 2),
+        "thm2.optimum": 2 * dl - loss_star,
+        "thm2.delta": eps / 2 - 2 * dl,
+    }
+
+
+def _pipeline(group: str, d, eps, constants, moments: Moments, family: Callable,
+              conditions: list) -> dict:
+    if group == "prop1":
+        return _prop1(d, eps, constants, moments, family)
+    return _thm2(d, eps, constants, moments, family, group, conditions)
+
+
+def centred_margins(group: str, box: tuple, constants, bits: int, d_min: int) -> dict | None:
+    """Every claim's margin over ``box`` in the centred form (each intermediate re-enclosed by
+    its own mean-value form, intersected with its plain enclosure); None when a smoothness
+    condition of the formulas is not proved on the box."""
+    family: list = []
+    conditions: list = []
+
+    def moments(d, gap):
+        family.append(family_for(gap.v))
+        return box_moments(d, gap, bits)
+
+    with precision(bits):
+        U, V = interval(box[0], box[1]), interval(box[2], box[3])
+        uc, vc = arb((box[0] + box[1]) / 2), arb((box[2] + box[3]) / 2)
+        dx = (U - uc, V - vc)
+        d_ball, dc = increasing(U, arb.exp), uc.exp()
+        if not d_ball.lower() >= d_min:  # the claims start at d_min: cut the box there
+            d_ball = arb(d_min).union(d_ball.upper())
+        if not dc.lower() >= d_min:
+            return None
+        d = Dual(d_ball, (d_ball, arb(0)), dc, dx)
+        eps_ball = increasing(V, arb.exp)
+        eps = Dual(eps_ball, (arb(0), eps_ball), vc.exp(), dx)
+        out = _pipeline(group, d, eps, constants, moments, lambda: family[0], conditions)
+        if not all(value(x) > 0 for x in conditions):
+            return None
+        return {claim: m.v for claim, m in out.items()}
