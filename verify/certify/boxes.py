@@ -36,9 +36,9 @@ class Run:
     group: str
     root: Box
     bits: int
-    method: str = "centred"
     leaves: list[Leaf] = field(default_factory=list)
     seconds: float = 0.0
+    method: str = "centred"
 
     @property
     def status(self) -> bool | None:
@@ -129,7 +129,7 @@ def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
     """Certify every claim of ``group`` over ``root``; after ``seconds``, or after ``max_boxes``
     boxes have been judged (a budget that gives the same answer on any machine), the boxes not
     yet judged are reported undecided (status ``unreached``)."""
-    run = Run(group, root, bits, method)
+    run = Run(group, root, bits, method=method)
     start = time.perf_counter()
     stack = [(root, 0)]
     judged = 0
