@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import deque
 from dataclasses import dataclass, field
 
 from flint import arb
@@ -131,10 +132,10 @@ def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
     yet judged are reported undecided (status ``unreached``)."""
     run = Run(group, root, bits, method=method)
     start = time.perf_counter()
-    stack = [(root, 0)]
-    judged = 0
-    while stack:
-        box, depth = stack.pop()
+    queue = deque([(root, 0)])  # breadth first: a budget cut leaves the hard corners, not the
+    judged = 0                   # rest of the box, unreached
+    while queue:
+        box, depth = queue.popleft()
         if (seconds is not None and time.perf_counter() - start > seconds) or \
                 (max_boxes is not None and judged >= max_boxes):
             run.leaves.append(Leaf(box, depth, "unreached", {}))
@@ -143,7 +144,7 @@ def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
         status, pairs = judge_box(group, box, constants, bits, method)
         if status == "undecided" and depth < max_depth:
             lo, hi = split(box)
-            stack += [(hi, depth + 1), (lo, depth + 1)]
+            queue += [(lo, depth + 1), (hi, depth + 1)]
             continue
         run.leaves.append(Leaf(box, depth, status, pairs))
     run.seconds = time.perf_counter() - start

@@ -36,6 +36,8 @@ from ..engine.symbolic import reduce_symmetric
 
 RIEMANN_CELLS = 24  # cells per piece of the box integrals (rough is enough: they multiply the width)
 MAX_EXTRA = 40  # cut doublings
+PHASE_CELLS = 8  # cells of the d-range for the closed forms of Phases 1 and 2
+OPTIMUM_FLOOR = "thm2.optimum<="  # 2 delta - L(alpha', 2 e_s) <= 2 delta - L*
 
 
 @dataclass
@@ -204,7 +206,7 @@ def _thm2(d, eps, constants, moments: Moments, family: Callable, prefix: str,
         T_low = schedules.phase3_steps(d, eps, _c(constants, "thm2.T_factor"), log)
     else:
         T_low = schedules.cor1_steps(eps, _c(constants, "cor1.T_numerator"))
-    b1s, b1j, g2s, g2j = _phases()(d, eta1)
+    b1s, b1j, g2s, g2j = phases(d, _c(constants, "thm2.eta1_scale"))
     gap = (-eta2 * g2s) - (-eta2 * g2j)
     mom = moments(d, gap)
     fam = family()
@@ -216,22 +218,66 @@ def _thm2(d, eps, constants, moments: Moments, family: Callable, prefix: str,
     loss_start = _evaluate(fam, d, mom, b1s, b1j)[0]
     loss_star = _evaluate(fam, d, mom, *star)[0]
     trace = A[0][0] + A[1][1]
-    disc = ((A[0][0] - A[1][1]) / 2) ** 2 + A[0][1] * A[1][0]
-    lam_min = trace / 2 - disc.sqrt()
-    rho = 1 - lam_min  # eta3 = 1; = max|1 - lambda| when lambda_min + lambda_max <= 2
-    conditions += [disc, rho, 2 - trace, det]
-    final = eps - (loss_star + (2 * T_low * rho.log()).exp() * (loss_start - loss_star))
+    root = (((A[0][0] - A[1][1]) / 2) ** 2 + A[0][1] * A[1][0]).sqrt()
+    lam = (trace / 2 - root, trace / 2 + root)  # real: A is self-adjoint in diag(1, d - 1)
+    rho = 1 - lam[0]  # eta3 = 1; = max|1 - lambda| when lambda_min + lambda_max <= 2
+    e = (b1s - star[0], b1j - star[1])
+    # L(T) - L* = sum_i c_i (1 - lambda_i)^(2T), c_i = 1/2 lambda_i |P_i e|_W^2 with the
+    # spectral projectors P_i = (A - lambda_j)/(lambda_i - lambda_j) (proofs/monotonicity.md)
+    decay = []
+    for i in range(2):
+        lj = lam[1 - i]
+        gap_ij = 2 * root if i else -2 * root
+        pe = (((A[0][0] - lj) * e[0] + A[0][1] * e[1]) / gap_ij,
+              (A[1][0] * e[0] + (A[1][1] - lj) * e[1]) / gap_ij)
+        weight = lam[i] * (pe[0] ** 2 + (d - 1) * pe[1] ** 2) / 2
+        decay.append(weight * (T_low * ((1 - lam[i]) ** 2).log()).exp())
+    # smooth and the bounds of the claims where: distinct real eigenvalues, 0 < lambda < 2,
+    # lambda != 1, lambda_min + lambda_max < 2, det != 0
+    conditions += [root, lam[0], 2 - lam[1], (1 - lam[0]) ** 2, (1 - lam[1]) ** 2, 2 - trace,
+                   det]
+    # L* <= L(alpha', 2 e_s) (beta* minimises the convex quadratic): free of L*'s cancellation
+    loss_two = _evaluate(fam, d, mom, 2, 0)[0]
+    final = eps - (loss_two + decay[0] + decay[1])
     if prefix == "cor1":
         return {"cor1.population": final}
     dl = 2 * mom[0] if fam == "nu" else 1 - 2 * mom[0]
-    e = (b1s - star[0], b1j - star[1])
     return {
         "thm2.final": final,
         "thm2.contraction": 1 - 1 / (8 * d) - rho,
         "thm2.initial_distance": 16 * d - (e[0] ** 2 + (d - 1) * e[1] ** 2),
         "thm2.optimum": 2 * dl - loss_star,
+        # beta* minimises the convex quadratic: L* <= L(alpha', 2 e_s), a lower bound of the
+        # margin free of L*'s cancellation (combined in centred_margins)
+        OPTIMUM_FLOOR: 2 * dl - loss_two,
         "thm2.delta": eps / 2 - 2 * dl,
     }
+
+
+def phases(d, scale) -> list:
+    """Phase 1 and 2 closed forms (functions of d alone: eta1 = scale sqrt(d)) as centred
+    duals.  Their terms cancel (d^3 against d^3 near d = 3), so a gradient by dual arithmetic
+    over a whole box is far wider than the true one; the d-range is cut into PHASE_CELLS cells
+    and the value and the u-derivative (d f'(d)) are the unions over the cells."""
+    def at(x):
+        return _phases()(x, schedules.eta1(x, scale, lambda y: y.sqrt()))
+
+    if not isinstance(d, Dual):
+        return at(d)
+    lo, hi = float(d.v.lower()), float(d.v.upper())
+    ends = [lo * (hi / lo) ** (i / PHASE_CELLS) for i in range(PHASE_CELLS + 1)]
+    cells = [interval(d.v.lower() if i == 0 else ends[i], d.v.upper() if i == PHASE_CELLS - 1
+                      else ends[i + 1]) for i in range(PHASE_CELLS)]
+    parts = [at(Dual(cell, (cell,))) for cell in cells]  # g: d f'(d) = df/du
+    centre = at(d.c)
+    out = []
+    for k in range(len(centre)):
+        v = parts[0][k].v
+        g = parts[0][k].g[0]
+        for part in parts[1:]:
+            v, g = v.union(part[k].v), g.union(part[k].g[0])
+        out.append(Dual(v, (g, 0 * g), centre[k], d.dx))
+    return out
 
 
 def _pipeline(group: str, d, eps, constants, moments: Moments, family: Callable,
@@ -267,4 +313,10 @@ def centred_margins(group: str, box: tuple, constants, bits: int, d_min: int) ->
         out = _pipeline(group, d, eps, constants, moments, lambda: family[0], conditions)
         if not all(value(x) > 0 for x in conditions):
             return None
-        return {claim: m.v for claim, m in out.items()}
+        margins = {claim: m.v for claim, m in out.items()}
+        floor = margins.pop(OPTIMUM_FLOOR, None)
+        if floor is not None:  # [max of two lower ends, upper end of the enclosure]
+            m = margins["thm2.optimum"]
+            lo = max(m.lower(), floor.lower(), key=float)
+            margins["thm2.optimum"] = arb(lo).union(m.upper()) if lo <= m.upper() else m
+        return margins

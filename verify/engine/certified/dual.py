@@ -87,9 +87,10 @@ class Dual:
         if not isinstance(n, int):
             return (n * self.log()).exp()
         if n == 0:
-            return self._new(self.v ** 0, [0 * a for a in self.g], lambda: self.c ** 0)
+            return self._new(self.v * 0 + 1, [0 * a for a in self.g], lambda: self.c * 0 + 1)
         p = power(self.v, n - 1)
-        return self._new(power(self.v, n), [n * p * a for a in self.g], lambda: self.c ** n)
+        return self._new(power(self.v, n), [n * p * a for a in self.g],
+                         lambda: power(self.c, n))
 
     # functions ---------------------------------------------------------------------------
     def exp(self):
@@ -145,15 +146,28 @@ def inverse(y: Any) -> Any:
     return 1 / y
 
 
+def _ipow(x: Any, n: int) -> Any:
+    """x^n for an integer n >= 0 by repeated squaring (python-flint's ``arb ** int`` goes
+    through exp/log: NaN for a ball that contains 0 or a negative number)."""
+    out = None
+    while n:
+        if n & 1:
+            out = x if out is None else out * x
+        n >>= 1
+        if n:
+            x = x * x
+    return out if out is not None else x * 0 + 1
+
+
 def power(x: Any, n: int) -> Any:
     """x^n (integer n); for a wide real ball from its ends (x^n is monotone on each sign,
     and an even power of a ball around 0 is [0, max end^n])."""
     if n < 0:
         return inverse(power(x, -n))
     if not _wide(x):
-        return x ** n
+        return _ipow(x, n)
     lo, hi = _ends(x)
-    hull = (lo ** n).union(hi ** n)
+    hull = _ipow(lo, n).union(_ipow(hi, n))
     return arb(0).union(hull) if n % 2 == 0 and lo < 0 < hi else hull
 
 
