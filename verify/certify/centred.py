@@ -128,7 +128,7 @@ def _riemann(s, piece: tuple, t0: float, cells: int) -> list:
     return out
 
 
-def box_moments(d: Dual, gap: Dual, bits: int) -> tuple:
+def box_moments(d: Dual, gap: Dual, bits: int, plans: list) -> tuple:
     """The moments as centred duals: over the box, value ``I_T(X) + [0, B_T(X)]`` and gradient
     ``int_0^T grad f``; at the centre ``I_T(c) + [0, B_T(X)]`` on the same pieces.
 
@@ -157,6 +157,7 @@ def box_moments(d: Dual, gap: Dual, bits: int) -> tuple:
         raise ArithmeticError("tail bound did not fall below the tolerance")
     plan.tail = tail
     plan.scale = [m if m > 0 else x for m, x in zip(sizes, scale)]
+    plans.append(plan)
     centre = centre_moments(d.c, gap.c, bits, plan)
     return tuple(Dual(x.v + arb(0).union(t), x.g, c, d.dx)
                  for x, t, c in zip(total, plan.tail, centre))
@@ -262,7 +263,7 @@ def phases(d, scale) -> list:
     def at(x):
         return _phases()(x, schedules.eta1(x, scale, lambda y: y.sqrt()))
 
-    if not isinstance(d, Dual):
+    if not isinstance(d, Dual) or d.c is None:
         return at(d)
     lo, hi = float(d.v.lower()), float(d.v.upper())
     ends = [lo * (hi / lo) ** (i / PHASE_CELLS) for i in range(PHASE_CELLS + 1)]
@@ -287,16 +288,32 @@ def _pipeline(group: str, d, eps, constants, moments: Moments, family: Callable,
     return _thm2(d, eps, constants, moments, family, group, conditions)
 
 
-def centred_margins(group: str, box: tuple, constants, bits: int, d_min: int) -> dict | None:
+def _at_point(group: str, u: float, v: float, constants, bits: int, d_min: int,
+              plan: MomentPlan) -> dict:
+    """The smooth margins at one point of the box (on the box's pieces and tail ball)."""
+    d = arb(u).exp()
+    d = Dual(d if d.lower() >= d_min else arb(d_min), ())  # duals without a gradient: exact
+    eps = Dual(arb(v).exp(), ())                             # integer powers of any ball
+    out = _pipeline(group, d, eps, constants,
+                    lambda dd, gap: centre_moments(value(dd), value(gap), bits, plan),
+                    lambda: plan.family, [])
+    return {claim: value(m) for claim, m in out.items()}
+
+
+def centred_margins(group: str, box: tuple, constants, bits: int, d_min: int,
+                    corners: bool = False) -> dict | None:
     """Every claim's margin over ``box`` in the centred form (each intermediate re-enclosed by
     its own mean-value form, intersected with its plain enclosure); None when a smoothness
-    condition of the formulas is not proved on the box."""
-    family: list = []
+    condition of the formulas is not proved on the box.
+
+    ``corners``: also evaluate the margins at the four corners and raise ArithmeticError
+    if an enclosure misses a corner's value (a wrong gradient or a dropped term would: the
+    recheck of a certificate does this)."""
+    plans: list = []
     conditions: list = []
 
     def moments(d, gap):
-        family.append(family_for(gap.v))
-        return box_moments(d, gap, bits)
+        return box_moments(d, gap, bits, plans)
 
     with precision(bits):
         U, V = interval(box[0], box[1]), interval(box[2], box[3])
@@ -310,10 +327,14 @@ def centred_margins(group: str, box: tuple, constants, bits: int, d_min: int) ->
         d = Dual(d_ball, (d_ball, arb(0)), dc, dx)
         eps_ball = increasing(V, arb.exp)
         eps = Dual(eps_ball, (arb(0), eps_ball), vc.exp(), dx)
-        out = _pipeline(group, d, eps, constants, moments, lambda: family[0], conditions)
+        out = _pipeline(group, d, eps, constants, moments, lambda: plans[0].family, conditions)
         if not all(value(x) > 0 for x in conditions):
             return None
         margins = {claim: m.v for claim, m in out.items()}
+        for u, v in ((u, v) for u in box[:2] for v in box[2:]) if corners else ():
+            for claim, m in _at_point(group, u, v, constants, bits, d_min, plans[0]).items():
+                if not m.overlaps(margins[claim]):
+                    raise ArithmeticError(f"the enclosure of {claim} misses its value at a corner")
         floor = margins.pop(OPTIMUM_FLOOR, None)
         if floor is not None:  # [max of two lower ends, upper end of the enclosure]
             m = margins["thm2.optimum"]

@@ -7,7 +7,8 @@ written exactly, as ``float.hex``) and each claim's margin enclosure ``[lower, u
 :func:`recheck` trusts none of it: it checks that the leaves tile the root box (inside it,
 interiors disjoint, areas summing to the root's, in exact rational arithmetic), re-evaluates every
 leaf (optionally in worker processes), and rejects a leaf whose recomputed margin is not > 0 or
-does not overlap the stored enclosure.  A reader then trusts one leaf evaluation, not the search.
+does not overlap the stored enclosure; a centred leaf is also cross-checked against its values at the
+four corners (a wrong gradient shows there).  A reader then trusts one leaf evaluation, not the search.
 """
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ def coverage_problems(root: Box, boxes: list[Box]) -> list[str]:
 
 def _recheck_leaf(item: tuple) -> list[str]:
     index, group, box, stored, constants, bits, method = item
-    status, pairs = judge_box(group, box, constants, bits, method)
+    status, pairs = judge_box(group, box, constants, bits, method, corners=True)
     out = []
     if status != "certified":
         out.append(f"leaf {index}: not certified on recomputation ({status})")
