@@ -164,3 +164,29 @@ def test_the_default_boxes_need_few_leaves():
     assert run.status is True and len(run.leaves) <= 2
     with pytest.raises(ValueError):
         boxes.judge_box("thm2", run.root, CONSTANTS, 96, method="nonsense")
+
+
+def test_phase3_per_direction_bound_is_exact_at_integer_T_and_decreases():
+    """proofs/monotonicity.md: L(T) - L* = sum_i c_i (1 - lambda_i)^(2T) exactly at integer T
+    (against Phase 3 run step by step on balls), and the bound at a real T_low <= T covers it."""
+    from verify.engine.certified.symmetric import ball_three_phase
+
+    d = 10
+    with precision(128):
+        eta1 = arb(d).sqrt()
+        eta2 = 2 * arb(d) ** 2 / eta1 * (arb(d) / arb("0.1")).log()
+    plan = ball_three_phase(d, eta1, eta2, 1, 128)
+    with precision(128):
+        A = tuple(tuple(Dual(x, ()) for x in row) for row in plan.A)
+        e = tuple(Dual(b - s, ()) for b, s in zip(plan.beta1, plan.beta_star))
+        previous = None
+        for T in (1, 2, 5, 20, 100):
+            exact = plan.loss_after(T)["loss"]
+            _, _, decay = centred.phase3_decay(A, e, Dual(arb(d), ()), Dual(arb(T), ()))
+            bound = plan.loss_star + decay[0].v + decay[1].v
+            assert bound.overlaps(exact)
+            _, _, early = centred.phase3_decay(A, e, Dual(arb(d), ()), Dual(arb(T) - arb("0.5"), ()))
+            assert (plan.loss_star + early[0].v + early[1].v).upper() >= exact.lower()
+            if previous is not None:
+                assert exact.upper() <= previous.upper()
+            previous = exact

@@ -216,23 +216,11 @@ def _thm2(d, eps, constants, moments: Moments, family: Callable, prefix: str,
     A = ((g[1][3] + c[0], g[2][3] + c[0]), (g[1][4] + c[1], g[2][4] + c[1]))
     det = A[0][0] * A[1][1] - A[0][1] * A[1][0]
     star = ((A[1][1] * c[0] - A[0][1] * c[1]) / det, (A[0][0] * c[1] - A[1][0] * c[0]) / det)
-    loss_start = _evaluate(fam, d, mom, b1s, b1j)[0]
     loss_star = _evaluate(fam, d, mom, *star)[0]
-    trace = A[0][0] + A[1][1]
-    root = (((A[0][0] - A[1][1]) / 2) ** 2 + A[0][1] * A[1][0]).sqrt()
-    lam = (trace / 2 - root, trace / 2 + root)  # real: A is self-adjoint in diag(1, d - 1)
-    rho = 1 - lam[0]  # eta3 = 1; = max|1 - lambda| when lambda_min + lambda_max <= 2
     e = (b1s - star[0], b1j - star[1])
-    # L(T) - L* = sum_i c_i (1 - lambda_i)^(2T), c_i = 1/2 lambda_i |P_i e|_W^2 with the
-    # spectral projectors P_i = (A - lambda_j)/(lambda_i - lambda_j) (proofs/monotonicity.md)
-    decay = []
-    for i in range(2):
-        lj = lam[1 - i]
-        gap_ij = 2 * root if i else -2 * root
-        pe = (((A[0][0] - lj) * e[0] + A[0][1] * e[1]) / gap_ij,
-              (A[1][0] * e[0] + (A[1][1] - lj) * e[1]) / gap_ij)
-        weight = lam[i] * (pe[0] ** 2 + (d - 1) * pe[1] ** 2) / 2
-        decay.append(weight * (T_low * ((1 - lam[i]) ** 2).log()).exp())
+    lam, root, decay = phase3_decay(A, e, d, T_low)
+    rho = 1 - lam[0]  # eta3 = 1; = max|1 - lambda| when lambda_min + lambda_max <= 2
+    trace = lam[0] + lam[1]
     # smooth and the bounds of the claims where: distinct real eigenvalues, 0 < lambda < 2,
     # lambda != 1, lambda_min + lambda_max < 2, det != 0
     conditions += [root, lam[0], 2 - lam[1], (1 - lam[0]) ** 2, (1 - lam[1]) ** 2, 2 - trace,
@@ -253,6 +241,25 @@ def _thm2(d, eps, constants, moments: Moments, family: Callable, prefix: str,
         OPTIMUM_FLOOR: 2 * dl - loss_two,
         "thm2.delta": eps / 2 - 2 * dl,
     }
+
+
+def phase3_decay(A: tuple, e: tuple, d, T_low) -> tuple:
+    """(eigenvalues (lambda_1 <= lambda_2), sqrt(disc), [c_i (1 - lambda_i)^(2 T_low)]) with
+    ``L(T) - L* = sum_i c_i (1 - lambda_i)^(2T)`` (eta3 = 1): ``c_i = 1/2 lambda_i |P_i e|_W^2``,
+    ``P_i = (A - lambda_j)/(lambda_i - lambda_j)``, ``W = diag(1, d - 1)``
+    (proofs/monotonicity.md, per eigen-direction).  Real eigenvalues: A is W-self-adjoint."""
+    trace = A[0][0] + A[1][1]
+    root = (((A[0][0] - A[1][1]) / 2) ** 2 + A[0][1] * A[1][0]).sqrt()
+    lam = (trace / 2 - root, trace / 2 + root)
+    decay = []
+    for i in range(2):
+        lj = lam[1 - i]
+        gap_ij = 2 * root if i else -2 * root
+        pe = (((A[0][0] - lj) * e[0] + A[0][1] * e[1]) / gap_ij,
+              (A[1][0] * e[0] + (A[1][1] - lj) * e[1]) / gap_ij)
+        weight = lam[i] * (pe[0] ** 2 + (d - 1) * pe[1] ** 2) / 2
+        decay.append(weight * (T_low * ((1 - lam[i]) ** 2).log()).exp())
+    return lam, root, decay
 
 
 def phases(d, scale) -> list:
