@@ -23,8 +23,8 @@ from .claims import Box, CLAIMS, D_MIN, margins
 
 METHODS = ("centred", "plain")
 # margins that are only lower bounds (a bound for every T >= T_low, L* <= L(alpha', 2 e_s),
-# rho's upper end): below 0 they leave the box undecided, never a counterexample region
-ONE_SIDED = {"centred": {"thm2.final", "cor1.population"},
+# 2 delta - L* >= delta, rho's upper end): below 0 they leave the box undecided, never a counterexample region
+ONE_SIDED = {"centred": {"thm2.final", "cor1.population", "thm2.optimum"},
              "plain": {"thm2.final", "cor1.population", "thm2.contraction"}}
 
 

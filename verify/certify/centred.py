@@ -36,8 +36,9 @@ from ..engine.symbolic import reduce_symmetric
 
 RIEMANN_CELLS = 24  # cells per piece of the box integrals (rough is enough: they multiply the width)
 MAX_EXTRA = 40  # cut doublings
-PHASE_CELLS = 8  # cells of the d-range for the closed forms of Phases 1 and 2
-OPTIMUM_FLOOR = "thm2.optimum<="  # 2 delta - L(alpha', 2 e_s) <= 2 delta - L*
+PHASE_CELLS = 8  # at least this many cells of the d-range for the closed forms of Phases 1-2,
+PHASE_CELL_WIDTH = 0.002  # each at most this wide in u = ln d (their N/D both ~ d^3 .. d^5)
+OPTIMUM_FLOOR = "thm2.optimum<="  # delta <= 2 delta - L(alpha', 2 e_s) <= 2 delta - L*
 
 
 @dataclass
@@ -50,6 +51,7 @@ class MomentPlan:
     pieces: list  # (a, b, log_scale): [0, t0] in t, then in v = ln(t / t0)
     tail: list = field(default_factory=list)  # upper ends of B_T(X), per r
     scale: list = field(default_factory=list)  # magnitude of each moment (tolerances)
+    low: list = field(default_factory=list)  # lower bounds of the moments over the box
 
 
 def _integral(s, r: int, piece: tuple, t0: float, tol, limit, be, k: int | None) -> arb:
@@ -110,13 +112,15 @@ def _cut(plan: MomentPlan) -> arb:
     return (arb(plan.t0) * arb(plan.pieces[-1][1]).exp()).lower()
 
 
-def _riemann(s, piece: tuple, t0: float, cells: int) -> list:
+def _riemann(s, piece: tuple, t0: float, cells: int) -> tuple:
     """Enclosures of int over one piece of every integrand_r: sum over cells of (cell length) x
     (integrand on the cell's ball).  Real balls only, so a wide parameter box never meets the
     complex singularities Petras' ellipses would; the integrand is a dual, so one pass gives the
-    values and the gradients."""
+    values and the gradients.  Also the sums of the cells' lower ends (a lower bound kept apart:
+    a ball [lo, hi] with lo/hi below 2^-30 has a negative lower end, Arb's radii have 30 bits)."""
     a, b, log_scale = piece
     out = [arb(0)] * s.order
+    lows = [arb(0)] * s.order
     edges = [a + (b - a) * i / cells for i in range(cells + 1)]
     edges[-1] = b
     for lo, hi in zip(edges, edges[1:]):
@@ -124,8 +128,12 @@ def _riemann(s, piece: tuple, t0: float, cells: int) -> list:
         t = arb(t0) * increasing(cell, arb.exp) if log_scale else cell
         width = arb(hi) - arb(lo)
         values = moment_integrand(t, s, DUAL)
-        out = [o + f * (t * width if log_scale else width) for o, f in zip(out, values)]
-    return out
+        terms = [f * (t * width if log_scale else width) for f in values]
+        out = [o + f for o, f in zip(out, terms)]
+        # every integrand is >= 0 for real t >= 0 (proofs/tail-bound.md): a cell whose ball
+        # reaches below 0 contributes 0 to the lower bound
+        lows = [low + max(arb(value(f).lower()), arb(0), key=float) for low, f in zip(lows, terms)]
+    return out, lows
 
 
 def box_moments(d: Dual, gap: Dual, bits: int, plans: list) -> tuple:
@@ -143,7 +151,9 @@ def box_moments(d: Dual, gap: Dual, bits: int, plans: list) -> tuple:
     todo = list(plan.pieces)
     for _ in range(MAX_EXTRA):
         for piece in todo:
-            total = [x + y for x, y in zip(total, _riemann(s_dual, piece, plan.t0, RIEMANN_CELLS))]
+            parts, lows = _riemann(s_dual, piece, plan.t0, RIEMANN_CELLS)
+            total = [x + y for x, y in zip(total, parts)]
+            plan.low = [a + b for a, b in zip(plan.low or [arb(0)] * plan.order, lows)]
         if not all(x.v.is_finite() and all(g.is_finite() for g in x.g) for x in total):
             raise ArithmeticError("the box integrals are not finite")
         tail = _tail(_cut(plan), s_box, K)
@@ -236,9 +246,10 @@ def _thm2(d, eps, constants, moments: Moments, family: Callable, prefix: str,
         "thm2.contraction": 1 - 1 / (8 * d) - rho,
         "thm2.initial_distance": 16 * d - (e[0] ** 2 + (d - 1) * e[1] ** 2),
         "thm2.optimum": 2 * dl - loss_star,
-        # beta* minimises the convex quadratic: L* <= L(alpha', 2 e_s), a lower bound of the
-        # margin free of L*'s cancellation (combined in centred_margins)
-        OPTIMUM_FLOOR: 2 * dl - loss_two,
+        # beta* minimises the convex quadratic: L* <= L(alpha', 2 e_s) = 2 nu_2 <= 2 nu_1 =
+        # delta, so 2 delta - L* >= delta: a lower bound free of L*'s cancellation, positive
+        # when delta's enclosure is (combined in centred_margins)
+        OPTIMUM_FLOOR: dl,
         "thm2.delta": eps / 2 - 2 * dl,
     }
 
@@ -264,19 +275,24 @@ def phase3_decay(A: tuple, e: tuple, d, T_low) -> tuple:
 
 def phases(d, scale) -> list:
     """Phase 1 and 2 closed forms (functions of d alone: eta1 = scale sqrt(d)) as centred
-    duals.  Their terms cancel (d^3 against d^3 near d = 3), so a gradient by dual arithmetic
-    over a whole box is far wider than the true one; the d-range is cut into PHASE_CELLS cells
-    and the value and the u-derivative (d f'(d)) are the unions over the cells."""
+    duals.  They are ratios of polynomials in d, sqrt(d), ln(d - 1), Li_2 of degree up to 5, whose
+    interval quotients over a whole box are far wider than the true range (and near d = 3 their
+    terms cancel); the d-range is cut into cells at most PHASE_CELL_WIDTH wide in u, each its own
+    centred box, and the value and the u-derivative (d f'(d)) are the unions over the cells."""
     def at(x):
         return _phases()(x, schedules.eta1(x, scale, lambda y: y.sqrt()))
 
     if not isinstance(d, Dual) or d.c is None:
         return at(d)
-    lo, hi = float(d.v.lower()), float(d.v.upper())
-    ends = [lo * (hi / lo) ** (i / PHASE_CELLS) for i in range(PHASE_CELLS + 1)]
-    cells = [interval(d.v.lower() if i == 0 else ends[i], d.v.upper() if i == PHASE_CELLS - 1
-                      else ends[i + 1]) for i in range(PHASE_CELLS)]
-    parts = [at(Dual(cell, (cell,))) for cell in cells]  # g: d f'(d) = df/du
+    lo, hi = d.v.lower().log(), d.v.upper().log()  # the cut d-range, in u = ln d
+    n = min(max(PHASE_CELLS, math.ceil(float(hi.upper() - lo.lower()) / PHASE_CELL_WIDTH)), 400)
+    ends = [lo + (hi - lo) * i / n for i in range(n + 1)]
+    parts = []
+    for a, b in zip(ends, ends[1:]):
+        cell = a.union(b)  # each cell is its own centred box (centre: its midpoint)
+        mid = arb(cell.mid())
+        dd = increasing(cell, arb.exp)
+        parts.append(at(Dual(dd, (dd,), mid.exp(), (cell - mid,))))  # g: d f'(d) = df/du
     centre = at(d.c)
     out = []
     for k in range(len(centre)):
@@ -343,8 +359,11 @@ def centred_margins(group: str, box: tuple, constants, bits: int, d_min: int,
                 if not m.overlaps(margins[claim]):
                     raise ArithmeticError(f"the enclosure of {claim} misses its value at a corner")
         floor = margins.pop(OPTIMUM_FLOOR, None)
-        if floor is not None:  # [max of two lower ends, upper end of the enclosure]
+        if floor is not None:  # the larger of two lower bounds (one-sided: boxes.ONE_SIDED)
+            low = floor.lower()
+            if plans[0].family == "nu":  # delta = 2 nu_1 >= twice nu_1's lower sum
+                low = max(low, 2 * plans[0].low[0].lower(), key=float)
             m = margins["thm2.optimum"]
-            lo = max(m.lower(), floor.lower(), key=float)
-            margins["thm2.optimum"] = arb(lo).union(m.upper()) if lo <= m.upper() else m
+            if not m.lower() > 0 and low > 0:
+                margins["thm2.optimum"] = arb(low)
         return margins
