@@ -104,7 +104,7 @@ def test_centred_margins_contain_the_plain_route_at_a_point(group, box, point):
     d, eps = point
     at = plain_margins(group, boxes.log_box(d, d * (1 + 1e-12), eps, eps * (1 + 1e-12)),
                        CONSTANTS, 96)
-    for claim in ("prop1.bound", "thm2.initial_distance", "thm2.delta", "thm2.optimum"):
+    for claim in ("prop1.bound", "thm2.initial_distance", "thm2.delta", "thm2.contraction"):
         if claim in ms:
             assert ms[claim].overlaps(at[claim]), claim
 
@@ -190,3 +190,15 @@ def test_phase3_per_direction_bound_is_exact_at_integer_T_and_decreases():
             if previous is not None:
                 assert exact.upper() <= previous.upper()
             previous = exact
+
+
+def test_a_one_sided_margin_fails_only_through_an_exact_witness():
+    """Mutation cor1.C = 1e-6: the centred route cannot enclose the box (the margin is one-sided
+    anyway); the exact loss after T = ceil(72/eps) steps at the box's centre is above eps, so
+    the box is failing with that point's margin as its witness."""
+    from fractions import Fraction
+
+    bad = dict(CONSTANTS, **{"cor1.C": Fraction(1, 10**6)})
+    status, pairs = boxes.judge_box("cor1", boxes.log_box(10, 11, 0.1, 0.12), bad, 96)
+    lo, hi = pairs["cor1.population"]
+    assert status == "failing" and lo <= hi < 0

@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 from flint import arb
 
 from .centred import centred_margins
-from .claims import Box, CLAIMS, D_MIN, margins
+from .claims import Box, CLAIMS, D_MIN, exact_final_margin, margins
 
 METHODS = ("centred", "plain")
 # margins that are only lower bounds (a bound for every T >= T_low, L* <= L(alpha', 2 e_s),
-# 2 delta - L* >= delta, rho's upper end): below 0 they leave the box undecided, never a counterexample region
+# 2 delta - L* >= delta, rho's upper end): below 0 they make a box failing only when the exact
+# loss after the schedule's integer T at the box's centre exceeds eps (a counterexample point)
 ONE_SIDED = {"centred": {"thm2.final", "cor1.population", "thm2.optimum"},
              "plain": {"thm2.final", "cor1.population", "thm2.contraction"}}
 
@@ -110,14 +111,31 @@ def judge_box(group: str, box: Box, constants, bits: int,
         ms = box_margins(group, box, constants, bits, method, corners)
     except (ArithmeticError, ValueError, ZeroDivisionError):
         ms = None
-    if ms is None:
-        return "undecided", {claim: (-math.inf, math.inf) for claim in CLAIMS[group]}
-    pairs = {claim: outward(m) if m.is_finite() else (-math.inf, math.inf) for claim, m in ms.items()}
+    pairs = {claim: (-math.inf, math.inf) for claim in CLAIMS[group]} if ms is None else \
+        {claim: outward(m) if m.is_finite() else (-math.inf, math.inf) for claim, m in ms.items()}
     if all(lo > 0 for lo, _ in pairs.values()):
         return "certified", pairs
     if any(hi < 0 for claim, (_, hi) in pairs.items() if claim not in ONE_SIDED[method]):
         return "failing", pairs
+    final = f"{group}.final" if group == "thm2" else f"{group}.population"
+    lo, hi = pairs.get(final, (0.0, 0.0))
+    if group != "prop1" and (hi < 0 or lo == -math.inf):  # a bound above eps, or none
+        witness = _exact_witness(group, box, constants, bits)
+        if witness is not None:
+            return "failing", {**pairs, final: witness}
     return "undecided", pairs
+
+
+def _exact_witness(group: str, box: Box, constants, bits: int) -> tuple | None:
+    """(lower, upper) of eps - L(T) at the box's centre after exactly T Phase-3 steps, when
+    that ball is below 0: the claim fails at that point of the box (a counterexample)."""
+    d = max(math.exp((box[0] + box[1]) / 2), D_MIN[group])
+    eps = math.exp((box[2] + box[3]) / 2)
+    try:
+        m = exact_final_margin(group, d, eps, constants, bits)
+    except (ArithmeticError, ValueError, ZeroDivisionError):
+        return None
+    return outward(m) if m is not None and m < 0 else None
 
 
 def split(box: Box) -> tuple[Box, Box]:
