@@ -200,11 +200,6 @@ def value(x: Any) -> Any:
     return x.v if isinstance(x, Dual) else x
 
 
-def partial(x: Any, i: int) -> Any:
-    """The i-th partial derivative of a dual (0 for a constant)."""
-    return x.g[i] if isinstance(x, Dual) else 0 * x
-
-
 def _number(x):
     from .balls import ARB
 
