@@ -22,6 +22,7 @@ from .centred import centred_margins
 from .claims import Box, CLAIMS, D_MIN, exact_final_margin, margins
 
 METHODS = ("centred", "plain")
+WITNESS_AREA = 0.05  # a box not enclosed gets an exact witness try only when this small (log units)
 # margins that are only lower bounds (a bound for every T >= T_low, L* <= L(alpha', 2 e_s),
 # 2 delta - L* >= delta, rho's upper end): below 0 they make a box failing only when the exact
 # loss after the schedule's integer T at the box's centre exceeds eps (a counterexample point)
@@ -119,7 +120,8 @@ def judge_box(group: str, box: Box, constants, bits: int,
         return "failing", pairs
     final = f"{group}.final" if group == "thm2" else f"{group}.population"
     lo, hi = pairs.get(final, (0.0, 0.0))
-    if group != "prop1" and (hi < 0 or lo == -math.inf):  # a bound above eps, or none
+    small = (box[1] - box[0]) * (box[3] - box[2]) <= WITNESS_AREA
+    if group != "prop1" and (hi < 0 or (lo == -math.inf and small)):  # a bound above eps, or none
         witness = _exact_witness(group, box, constants, bits)
         if witness is not None:
             return "failing", {**pairs, final: witness}
