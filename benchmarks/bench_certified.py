@@ -7,7 +7,8 @@
    (acb.integral, rigorous ball), same points, moments recomputed each time (no cache); prints
    the ratio mpmath / Arb (> 1: Arb faster).
 2. Branch and bound: leaf count, deepest split and time for each group's quick box
-   (verify/certify/outcomes.py); ``--default`` adds the default boxes (minutes each).
+   (verify/certify/outcomes.py), with the centred form and with plain ball inputs, and their
+   ratios; ``--default`` adds the default boxes (the plain route takes minutes there).
 3. Certified floors at a found point (verify/engine/certified/general.py, heads.py): the floor of
    Proposition 4 (trust region, dual bound) at d = 9 as an Arb ball against the mpmath route
    (``prop4.confirm_mp``), ratio in one run; ``--heads`` adds H = 2 (the mpmath route's nested
@@ -55,13 +56,20 @@ def main() -> None:
               f"ratio mpmath/Arb {t_mp / t_arb:5.2f}")
     print(f"  geometric-mean ratio {statistics.geometric_mean(ratios):.2f}")
     constants = values(load())
-    print("branch and bound (96 bits)")
+    print("branch and bound (96 bits): centred form against plain ball inputs, same session")
     for group in ("prop1", "thm2", "cor1"):
         for profile in (Profile.QUICK, Profile.DEFAULT) if "--default" in sys.argv else (Profile.QUICK,):
-            d_lo, d_hi, e_lo, e_hi, seconds = BOXES[group][profile]
-            run = branch_and_bound(group, log_box(d_lo, d_hi, e_lo, e_hi), constants, 96, 30, seconds)
-            verdict = {True: "certified", False: "FAILS", None: "undecided"}[run.status]
-            print(f"  {group} {profile.value}: {verdict}: {run.summary()}")
+            d_lo, d_hi, e_lo, e_hi, budget = BOXES[group][profile]
+            runs = {}
+            for method in ("centred", "plain"):
+                run = branch_and_bound(group, log_box(d_lo, d_hi, e_lo, e_hi), constants, 96, 30,
+                                       max_boxes=budget, method=method)
+                runs[method] = run
+                verdict = {True: "certified", False: "FAILS", None: "undecided"}[run.status]
+                print(f"  {group} {profile.value} {method}: {verdict}: {run.summary()}")
+            c, p = runs["centred"], runs["plain"]
+            print(f"  {group} {profile.value}: plain/centred leaves {len(p.leaves) / len(c.leaves):.1f}x, "
+                  f"time {p.seconds / c.seconds:.1f}x")
 
 
 def bench_floors(heads: bool) -> None:

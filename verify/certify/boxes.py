@@ -4,16 +4,30 @@ A box is *certified* when every claim's margin ball lies above 0, *failing* when
 ball lies below 0 (a counterexample region: the claim fails at every point of the box), and is
 split in two along its wider side otherwise, down to ``max_depth``; a box still straddling there
 is *undecided* and reported, never counted as a pass.
+
+Margins are enclosed by the centred (mean-value) form (:mod:`verify.certify.centred`,
+proofs/centred-form.md) by default; ``method="plain"`` evaluates the claims on the box's balls
+directly (:mod:`verify.certify.claims`), the first route, kept as the independent second one.
 """
 from __future__ import annotations
 
 import math
 import time
+from collections import deque
 from dataclasses import dataclass, field
 
 from flint import arb
 
-from .claims import Box, CLAIMS, margins
+from .centred import centred_margins
+from .claims import Box, CLAIMS, D_MIN, exact_final_margin, margins
+
+METHODS = ("centred", "plain")
+WITNESS_AREA = 0.05  # a box not enclosed gets an exact witness try only when this small (log units)
+# margins that are only lower bounds (a bound for every T >= T_low, L* <= L(alpha', 2 e_s),
+# 2 delta - L* >= delta, rho's upper end): below 0 they make a box failing only when the exact
+# loss after the schedule's integer T at the box's centre exceeds eps (a counterexample point)
+ONE_SIDED = {"centred": {"thm2.final", "cor1.population", "thm2.optimum"},
+             "plain": {"thm2.final", "cor1.population", "thm2.contraction"}}
 
 
 @dataclass(frozen=True)
@@ -31,6 +45,7 @@ class Run:
     bits: int
     leaves: list[Leaf] = field(default_factory=list)
     seconds: float = 0.0
+    method: str = "centred"
 
     @property
     def status(self) -> bool | None:
@@ -79,18 +94,50 @@ def outward(x: arb) -> tuple[float, float]:
     return lo, hi
 
 
-def judge_box(group: str, box: Box, constants, bits: int) -> tuple[str, dict]:
+def box_margins(group: str, box: Box, constants, bits: int, method: str,
+                corners: bool = False) -> dict | None:
+    """Every claim's margin ball over ``box`` by ``method`` (None: not enclosed); ``corners``
+    cross-checks a centred enclosure against the values at the four corners."""
+    if method == "plain":
+        return margins(group, box, constants, bits)
+    return centred_margins(group, box, constants, bits, D_MIN[group], corners)
+
+
+def judge_box(group: str, box: Box, constants, bits: int,
+              method: str = "centred", corners: bool = False) -> tuple[str, dict]:
     """(status, margins as outward float pairs) for one box."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r} (one of {', '.join(METHODS)})")
     try:
-        ms = margins(group, box, constants, bits)
+        ms = box_margins(group, box, constants, bits, method, corners)
     except (ArithmeticError, ValueError, ZeroDivisionError):
-        return "undecided", {claim: (-math.inf, math.inf) for claim in CLAIMS[group]}
-    pairs = {claim: outward(m) if m.is_finite() else (-math.inf, math.inf) for claim, m in ms.items()}
+        ms = None
+    pairs = {claim: (-math.inf, math.inf) for claim in CLAIMS[group]} if ms is None else \
+        {claim: outward(m) if m.is_finite() else (-math.inf, math.inf) for claim, m in ms.items()}
     if all(lo > 0 for lo, _ in pairs.values()):
         return "certified", pairs
-    if any(hi < 0 for _, hi in pairs.values()):
+    if any(hi < 0 for claim, (_, hi) in pairs.items() if claim not in ONE_SIDED[method]):
         return "failing", pairs
+    final = f"{group}.final" if group == "thm2" else f"{group}.population"
+    lo, hi = pairs.get(final, (0.0, 0.0))
+    small = (box[1] - box[0]) * (box[3] - box[2]) <= WITNESS_AREA
+    if group != "prop1" and (hi < 0 or (lo == -math.inf and small)):  # a bound above eps, or none
+        witness = _exact_witness(group, box, constants, bits)
+        if witness is not None:
+            return "failing", {**pairs, final: witness}
     return "undecided", pairs
+
+
+def _exact_witness(group: str, box: Box, constants, bits: int) -> tuple | None:
+    """(lower, upper) of eps - L(T) at the box's centre after exactly T Phase-3 steps, when
+    that ball is below 0: the claim fails at that point of the box (a counterexample)."""
+    d = max(math.exp((box[0] + box[1]) / 2), D_MIN[group])
+    eps = math.exp((box[2] + box[3]) / 2)
+    try:
+        m = exact_final_margin(group, d, eps, constants, bits)
+    except (ArithmeticError, ValueError, ZeroDivisionError):
+        return None
+    return outward(m) if m is not None and m < 0 else None
 
 
 def split(box: Box) -> tuple[Box, Box]:
@@ -105,25 +152,25 @@ def split(box: Box) -> tuple[Box, Box]:
 
 def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
                      max_depth: int = 24, seconds: float | None = None,
-                     max_boxes: int | None = None) -> Run:
+                     max_boxes: int | None = None, method: str = "centred") -> Run:
     """Certify every claim of ``group`` over ``root``; after ``seconds``, or after ``max_boxes``
     boxes have been judged (a budget that gives the same answer on any machine), the boxes not
     yet judged are reported undecided (status ``unreached``)."""
-    run = Run(group, root, bits)
+    run = Run(group, root, bits, method=method)
     start = time.perf_counter()
-    stack = [(root, 0)]
-    judged = 0
-    while stack:
-        box, depth = stack.pop()
+    queue = deque([(root, 0)])  # breadth first: a budget cut leaves the hard corners, not the
+    judged = 0                   # rest of the box, unreached
+    while queue:
+        box, depth = queue.popleft()
         if (seconds is not None and time.perf_counter() - start > seconds) or \
                 (max_boxes is not None and judged >= max_boxes):
             run.leaves.append(Leaf(box, depth, "unreached", {}))
             continue
         judged += 1
-        status, pairs = judge_box(group, box, constants, bits)
+        status, pairs = judge_box(group, box, constants, bits, method)
         if status == "undecided" and depth < max_depth:
             lo, hi = split(box)
-            stack += [(hi, depth + 1), (lo, depth + 1)]
+            queue += [(lo, depth + 1), (hi, depth + 1)]
             continue
         run.leaves.append(Leaf(box, depth, status, pairs))
     run.seconds = time.perf_counter() - start

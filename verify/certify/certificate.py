@@ -1,12 +1,14 @@
 """Certificates of a branch-and-bound run, and their independent recheck.
 
 A certificate (JSON) holds the claim group, the constants, the root box, the precision, the
-code fingerprint (:func:`verify.journal.code_fingerprint`) and every leaf: its box (floats
+code fingerprint (:func:`verify.journal.code_fingerprint`), the enclosure method (centred or
+plain, :mod:`verify.certify.boxes`) and every leaf: its box (floats
 written exactly, as ``float.hex``) and each claim's margin enclosure ``[lower, upper]``.
 :func:`recheck` trusts none of it: it checks that the leaves tile the root box (inside it,
 interiors disjoint, areas summing to the root's, in exact rational arithmetic), re-evaluates every
 leaf (optionally in worker processes), and rejects a leaf whose recomputed margin is not > 0 or
-does not overlap the stored enclosure.  A reader then trusts one leaf evaluation, not the search.
+does not overlap the stored enclosure; a centred leaf is also cross-checked against its values at the
+four corners (a wrong gradient shows there).  A reader then trusts one leaf evaluation, not the search.
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ def certificate(run: Run, constants) -> dict:
         "constants": {k: str(v) for k, v in sorted(constants.items())},
         "root": _hex_box(run.root),
         "bits": run.bits,
+        "method": run.method,
         "code": code_fingerprint(),
         "seconds": run.seconds,
         "leaves": [{"box": _hex_box(leaf.box), "depth": leaf.depth, "status": leaf.status,
@@ -83,8 +86,8 @@ def coverage_problems(root: Box, boxes: list[Box]) -> list[str]:
 
 
 def _recheck_leaf(item: tuple) -> list[str]:
-    index, group, box, stored, constants, bits = item
-    status, pairs = judge_box(group, box, constants, bits)
+    index, group, box, stored, constants, bits, method = item
+    status, pairs = judge_box(group, box, constants, bits, method, corners=True)
     out = []
     if status != "certified":
         out.append(f"leaf {index}: not certified on recomputation ({status})")
@@ -113,7 +116,8 @@ def recheck(data: dict, workers: int = 1, check_code: bool = True) -> Recheck:
     problems += coverage_problems(root, boxes)
     items = [(i, data["group"], boxes[i],
               {c: (float.fromhex(a), float.fromhex(b)) for c, (a, b) in leaf["margins"].items()},
-              constants, int(data["bits"])) for i, leaf in enumerate(leaves)]
+              constants, int(data["bits"]), data.get("method", "plain"))
+             for i, leaf in enumerate(leaves)]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             found = list(pool.map(_recheck_leaf, items))

@@ -8,6 +8,7 @@ Groups share their expensive part (the plan) per box: ``prop1`` (Proposition 1),
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Callable, Mapping
 
@@ -83,6 +84,23 @@ def thm2_margins(d: arb, eps: arb, constants, bits: int, prefix: str = "thm2") -
             "thm2.optimum": 2 * dl - plan.loss_star,
             "thm2.delta": eps / 2 - 2 * dl,
         }
+
+
+def exact_final_margin(group: str, d: float, eps: float, constants, bits: int) -> arb | None:
+    """eps - L after exactly T Phase-3 steps at the point (d, eps), T the integer of the
+    schedule (repeated squaring of I - A, :meth:`BallPlan.loss_after`): a ball, not a bound.
+    None when the ball of T's real expression contains an integer (T ambiguous)."""
+    prefix = "thm2" if group == "thm2" else "cor1"
+    with precision(bits):
+        dd, ee = arb(d), arb(eps)
+        eta1, eta2, T_low = _schedule(dd, ee, constants, prefix)
+        T = int(math.ceil(float(T_low.upper())))
+        if not (arb(T) >= T_low.upper() and arb(T - 1) < T_low.lower()):
+            return None
+    plan = ball_three_phase(dd, eta1, eta2, 1, bits)
+    loss = plan.loss_after(T)["loss"]
+    with precision(bits):
+        return ee - loss
 
 
 MARGINS: dict[str, Callable[..., dict]] = {

@@ -26,12 +26,14 @@ KEYS = ("loss", *GRAD_KEYS)
 
 
 @lru_cache(maxsize=None)
-def _reduction(family: Family):
+def arb_reduction(family: Family):
+    """The four-scalar reduction of ``family`` (loss and gradient) as a function of Arb balls."""
     return lambdify_reduction(family, NAMESPACE)
 
 
 @lru_cache(maxsize=None)
-def _phases():
+def arb_phases():
+    """Phases 1-2 closed forms (notes, section 3) as a function of Arb balls."""
     return lambdify_phases(NAMESPACE)
 
 
@@ -65,7 +67,7 @@ def ball_evaluate(state: BallState, beta_s, beta_j) -> dict:
     """{loss, dL/dalpha_s, dL/dalpha_j, dL/dbeta_s, dL/dbeta_j} (per coordinate) as balls."""
     with precision(state.bits):
         padded = list(state.moments) + [arb(0)] * (4 - len(state.moments))
-        out = _reduction(state.family)(state.d, ARB.number(beta_s), ARB.number(beta_j), *padded)
+        out = arb_reduction(state.family)(state.d, ARB.number(beta_s), ARB.number(beta_j), *padded)
     return dict(zip(KEYS, out))
 
 
@@ -165,7 +167,7 @@ def _power(m: tuple, n: int) -> tuple:
 def phase_closed_forms(d, eta1, bits: int) -> tuple:
     """(beta'_s, beta'_j, grad2_alpha_s, grad2_alpha_j) from the closed forms, as balls."""
     with precision(bits):
-        return tuple(_phases()(ARB.number(d), ARB.number(eta1)))
+        return tuple(arb_phases()(ARB.number(d), ARB.number(eta1)))
 
 
 def ball_three_phase(d, eta1, eta2, eta3, bits: int, eval_limit: int | None = None) -> BallPlan:

@@ -1,0 +1,209 @@
+"""Forward-mode dual numbers over Arb balls: a value and its gradient, both balls.
+
+``Dual(v, g)`` stands for a function of n real variables: ``v`` encloses its value and ``g[i]``
+its partial derivative in variable i, over whatever set the input balls describe.  The kernels
+(moment integrand, SymPy-lambdified reductions, the schedules) are written once over any number
+type, so running them on duals gives value and gradient with every rounding inside the balls.
+Only what those kernels use is defined: + - * /, integer powers, exp, expm1, log, sqrt and the
+dilogarithm ``polylog(2, z)`` (d/dz Li_s(z) = Li_(s-1)(z) / z).
+
+>>> from flint import arb
+>>> x = Dual(arb(2), (arb(1),))
+>>> y = (x * x + 1).log()
+>>> y.v.contains(arb(5).log()), y.g[0].contains(arb(4) / 5)   # ln 5, 2x/(x^2+1) = 4/5
+(True, True)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flint import arb
+
+from ..expectations import Backend
+
+
+class Dual:
+    """A function of n real variables over a box X: ``v`` encloses its values on X, ``g[i]``
+    its i-th partial derivative on X.  With a centre (``c``: the value at a point x_c of X, a
+    tiny ball; ``dx[i]``: the ball X_i - x_c,i) every operation also carries the centre value
+    and re-encloses its result by the mean-value form ``c + sum_i g[i] dx[i]`` (intersected
+    with the plain enclosure), so later operations start from tight enclosures."""
+
+    __slots__ = ("v", "g", "c", "dx")
+
+    def __init__(self, v: Any, g, c: Any = None, dx: tuple | None = None) -> None:
+        self.g = tuple(g)
+        self.c, self.dx = c, dx
+        self.v = v if c is None else tighten(v, c, self.g, dx)
+
+    def __repr__(self) -> str:
+        return f"Dual({self.v!r}, {self.g!r}, c={self.c!r})"
+
+    def _new(self, v, g, c_fn) -> "Dual":
+        """A result with the same centre structure (``c_fn`` computes its centre value)."""
+        return Dual(v, g) if self.c is None else Dual(v, g, c_fn(), self.dx)
+
+    # arithmetic --------------------------------------------------------------------------
+    def __add__(self, o):
+        if isinstance(o, Dual):
+            return self._new(self.v + o.v, [a + b for a, b in zip(self.g, o.g)],
+                             lambda: self.c + o.c)
+        return self._new(self.v + o, self.g, lambda: self.c + o)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return self._new(-self.v, [-a for a in self.g], lambda: -self.c)
+
+    def __sub__(self, o):
+        if isinstance(o, Dual):
+            return self._new(self.v - o.v, [a - b for a, b in zip(self.g, o.g)],
+                             lambda: self.c - o.c)
+        return self._new(self.v - o, self.g, lambda: self.c - o)
+
+    def __rsub__(self, o):
+        return self._new(o - self.v, [-a for a in self.g], lambda: o - self.c)
+
+    def __mul__(self, o):
+        if isinstance(o, Dual):
+            return self._new(mul(self.v, o.v), [a * o.v + self.v * b for a, b in zip(self.g, o.g)],
+                             lambda: self.c * o.c)
+        return self._new(mul(self.v, o), [a * o for a in self.g], lambda: self.c * o)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o):
+        if isinstance(o, Dual):
+            q = mul(self.v, inverse(o.v))
+            return self._new(q, [(a - q * b) / o.v for a, b in zip(self.g, o.g)],
+                             lambda: self.c / o.c)
+        return self._new(mul(self.v, inverse(o)), [a / o for a in self.g], lambda: self.c / o)
+
+    def __rtruediv__(self, o):
+        q = mul(o, inverse(self.v))
+        return self._new(q, [-q * a / self.v for a in self.g], lambda: o / self.c)
+
+    def __pow__(self, n):
+        if not isinstance(n, int):
+            return (n * self.log()).exp()
+        if n == 0:
+            return self._new(self.v * 0 + 1, [0 * a for a in self.g], lambda: self.c * 0 + 1)
+        p = power(self.v, n - 1)
+        return self._new(power(self.v, n), [n * p * a for a in self.g],
+                         lambda: power(self.c, n))
+
+    # functions ---------------------------------------------------------------------------
+    def exp(self):
+        e = increasing(self.v, lambda x: x.exp())
+        return self._new(e, [e * a for a in self.g], lambda: self.c.exp())
+
+    def expm1(self):
+        e = increasing(self.v, lambda x: x.expm1())
+        return self._new(e, [(e + 1) * a for a in self.g], lambda: self.c.expm1())
+
+    def log(self):
+        return self._new(increasing(self.v, lambda x: x.log()), [a / self.v for a in self.g],
+                         lambda: self.c.log())
+
+    def sqrt(self):
+        s = increasing(self.v, lambda x: x.sqrt())
+        return self._new(s, [a / (2 * s) for a in self.g], lambda: self.c.sqrt())
+
+    def polylog(self, s: int):
+        """Li_s(self); its derivative Li_(s-1)(z)/z (Li_1(z) = -ln(1 - z))."""
+        lower = -(1 - self.v).log() if s == 2 else self.v.polylog(s - 1)
+        return self._new(self.v.polylog(s), [lower / self.v * a for a in self.g],
+                         lambda: self.c.polylog(s))
+
+
+def _wide(x: Any) -> bool:
+    """A finite real ball whose radius is not negligible against its midpoint: there Arb's
+    midpoint-radius products overestimate (``[0.05, 0.99]^2`` has a negative lower end)."""
+    return isinstance(x, arb) and x.is_finite() and float(x.rad()) > 2.0**-20 * abs(float(x.mid()))
+
+
+def _ends(x: arb) -> tuple:
+    return arb(x.lower()), arb(x.upper())
+
+
+def mul(x: Any, y: Any) -> Any:
+    """x y; for wide real balls the hull of the four end products (interval arithmetic)."""
+    if not (_wide(x) or _wide(y)) or not (isinstance(x, arb) and isinstance(y, arb)) \
+            or not (x.is_finite() and y.is_finite()):
+        return x * y
+    out = None
+    for a in _ends(x):
+        for b in _ends(y):
+            out = a * b if out is None else out.union(a * b)
+    return out
+
+
+def inverse(y: Any) -> Any:
+    """1/y; for a wide real ball of one sign the hull of the ends' inverses."""
+    if _wide(y) and (y > 0 or y < 0):
+        lo, hi = _ends(y)
+        return (1 / lo).union(1 / hi)
+    return 1 / y
+
+
+def _ipow(x: Any, n: int) -> Any:
+    """x^n for an integer n >= 0 by repeated squaring (python-flint's ``arb ** int`` goes
+    through exp/log: NaN for a ball that contains 0 or a negative number)."""
+    out = None
+    while n:
+        if n & 1:
+            out = x if out is None else out * x
+        n >>= 1
+        if n:
+            x = x * x
+    return out if out is not None else x * 0 + 1
+
+
+def power(x: Any, n: int) -> Any:
+    """x^n (integer n); for a wide real ball from its ends (x^n is monotone on each sign,
+    and an even power of a ball around 0 is [0, max end^n])."""
+    if n < 0:
+        return inverse(power(x, -n))
+    if not _wide(x):
+        return _ipow(x, n)
+    lo, hi = _ends(x)
+    hull = _ipow(lo, n).union(_ipow(hi, n))
+    return arb(0).union(hull) if n % 2 == 0 and lo < 0 < hi else hull
+
+
+def increasing(x: Any, f) -> Any:
+    """``f`` (increasing) on a real ball from its two ends: ``[f(lo), f(hi)]``.  Arb's own
+    ``exp`` of a wide ball is ``e^mid (1 +- (e^rad - 1))``, whose lower end can be far below
+    ``e^lo`` (even negative): the dependency problem this module exists to avoid."""
+    if not isinstance(x, arb) or x.rad() == 0 or not x.is_finite():
+        return f(x)
+    return f(arb(x.lower())).union(f(arb(x.upper())))
+
+
+def tighten(plain: Any, centre: Any, g: tuple, dx: tuple) -> Any:
+    """The mean-value enclosure ``centre + sum g_i dx_i`` intersected with ``plain`` (both
+    enclose the function on the box; a non-finite one is dropped)."""
+    centred = centre
+    for a, h in zip(g, dx):
+        centred = centred + a * h
+    if not centred.is_finite():
+        return plain
+    if not plain.is_finite():
+        return centred
+    if not centred.overlaps(plain):  # both contain the function's values: a defect
+        raise ArithmeticError("the centred and the plain enclosure are disjoint")
+    return centred.intersection(plain)
+
+
+def value(x: Any) -> Any:
+    """The value part of a dual (a plain number is its own value)."""
+    return x.v if isinstance(x, Dual) else x
+
+
+def _number(x):
+    from .balls import ARB
+
+    return x if isinstance(x, Dual) else ARB.number(x)
+
+
+DUAL = Backend(_number, lambda x: x.exp(), lambda x: x.expm1())
