@@ -188,9 +188,9 @@ def _evaluate(family: str, d, moments: tuple, bs, bj) -> tuple:
 
 def _prop1(d, eps, constants, moments: Moments, family: Callable) -> dict:
     """eps - L_s(ln(c d/eps^2) e_s, 2 e_s) (Proposition 1), smooth in (d, eps)."""
-    from .claims import _c
+    from .claims import constant_ball
 
-    gap = schedules.prop1_gap(d, eps, _c(constants, "prop1.attention_constant"), lambda x: x.log())
+    gap = schedules.prop1_gap(d, eps, constant_ball(constants, "prop1.attention_constant"), lambda x: x.log())
     mom = moments(d, gap)
     loss = _evaluate(family(), d, mom, 2, 0)[0]
     return {"prop1.bound": eps - loss}
@@ -201,16 +201,16 @@ def _thm2(d, eps, constants, moments: Moments, family: Callable, prefix: str,
     """Theorem 2's final loss and the A.7 steps (Corollary 1's final loss for prefix cor1) as
     smooth functions; ``conditions`` collects the balls that must be > 0 on the box for the
     smooth formulas to be the claims' bounds (proofs/centred-form.md)."""
-    from .claims import _c
+    from .claims import constant_ball
 
     log = (lambda x: x.log())
-    eta1 = schedules.eta1(d, _c(constants, "thm2.eta1_scale"), lambda x: x.sqrt())
-    eta2 = schedules.eta2(d, eps, _c(constants, f"{prefix}.C"), eta1, log)
+    eta1 = schedules.eta1(d, constant_ball(constants, "thm2.eta1_scale"), lambda x: x.sqrt())
+    eta2 = schedules.eta2(d, eps, constant_ball(constants, f"{prefix}.C"), eta1, log)
     if prefix == "thm2":
-        T_low = schedules.phase3_steps(d, eps, _c(constants, "thm2.T_factor"), log)
+        T_low = schedules.phase3_steps(d, eps, constant_ball(constants, "thm2.T_factor"), log)
     else:
-        T_low = schedules.cor1_steps(eps, _c(constants, "cor1.T_numerator"))
-    b1s, b1j, g2s, g2j = phases(d, _c(constants, "thm2.eta1_scale"))
+        T_low = schedules.cor1_steps(eps, constant_ball(constants, "cor1.T_numerator"))
+    b1s, b1j, g2s, g2j = phases(d, constant_ball(constants, "thm2.eta1_scale"))
     gap = (-eta2 * g2s) - (-eta2 * g2j)
     mom = moments(d, gap)
     fam = family()

@@ -41,14 +41,15 @@ def _log(x: arb) -> arb:
     return x.log()
 
 
-def _c(constants: Mapping[str, Fraction], key: str) -> arb:
+def constant_ball(constants: Mapping[str, Fraction], key: str) -> arb:
+    """The constant ``key`` as an exact Arb ball (constants are rationals)."""
     return ARB.number(constants[key])
 
 
 def prop1_margins(d: arb, eps: arb, constants, bits: int) -> dict:
     """eps - L_s(ln(c d/eps^2) e_s, 2 e_s)."""
     with precision(bits):
-        gap = schedules.prop1_gap(d, eps, _c(constants, "prop1.attention_constant"), _log)
+        gap = schedules.prop1_gap(d, eps, constant_ball(constants, "prop1.attention_constant"), _log)
     loss = ball_evaluate(ball_state(d, gap, bits, EVAL_LIMIT), 2, 0)["loss"]
     with precision(bits):
         return {"prop1.bound": eps - loss}
@@ -57,12 +58,12 @@ def prop1_margins(d: arb, eps: arb, constants, bits: int) -> dict:
 def _schedule(d: arb, eps: arb, constants, prefix: str) -> tuple[arb, arb, arb]:
     """(eta1, eta2, T_low): eta1 = scale sqrt(d), eta2 = C d^2/eta1 ln(d/eps), and the real lower
     bound of the integer T (T_factor d ln(16d/eps) for thm2, T_numerator/eps for cor1)."""
-    eta1 = schedules.eta1(d, _c(constants, "thm2.eta1_scale"), lambda x: x.sqrt())
-    eta2 = schedules.eta2(d, eps, _c(constants, f"{prefix}.C"), eta1, _log)
+    eta1 = schedules.eta1(d, constant_ball(constants, "thm2.eta1_scale"), lambda x: x.sqrt())
+    eta2 = schedules.eta2(d, eps, constant_ball(constants, f"{prefix}.C"), eta1, _log)
     if prefix == "thm2":
-        T_low = schedules.phase3_steps(d, eps, _c(constants, "thm2.T_factor"), _log)
+        T_low = schedules.phase3_steps(d, eps, constant_ball(constants, "thm2.T_factor"), _log)
     else:
-        T_low = schedules.cor1_steps(eps, _c(constants, "cor1.T_numerator"))
+        T_low = schedules.cor1_steps(eps, constant_ball(constants, "cor1.T_numerator"))
     return eta1, eta2, T_low
 
 
