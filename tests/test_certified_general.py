@@ -231,3 +231,24 @@ def test_an_integrand_without_bound_gives_an_undeciding_ball():
         vals = gauss_1d(lambda u: [arb("nan")] if isinstance(u, acb) else [u], -1.0, 1.5,
                         1e-10, 8, 64)
     assert not vals[0].is_finite()
+
+
+@pytest.mark.parametrize("check_id", ["prop3.certified_floor", "lemma-low-attention.certified_floor",
+                                      "thm1.certified_floor"])
+def test_certified_floor_details_do_not_depend_on_the_clock(check_id, monkeypatch):
+    """Same seed, same bytes: a certified floor's detail carries no wall time (a clock that
+    jumps by 1000 s at every reading leaves it unchanged)."""
+    import itertools
+    import time
+
+    from verify.checks import Profile
+    from verify.constants import load, values
+    from verify.results import by_id
+
+    constants = values(load())
+    check = next(c for c in by_id(check_id.split(".")[0]).checks if c.id == check_id)
+    case = check.cases(Profile.QUICK, constants, {})[0]
+    first = check.judge(case, constants)
+    ticks = itertools.count(start=10**6, step=1000)
+    monkeypatch.setattr(time, "perf_counter", lambda: float(next(ticks)))
+    assert check.judge(case, constants).detail == first.detail

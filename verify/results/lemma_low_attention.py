@@ -12,7 +12,6 @@ adversary wants every symbol to receive much squared attention) and the margin i
 """
 from __future__ import annotations
 
-import time
 from typing import Mapping
 
 import mpmath
@@ -137,7 +136,6 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     x = found.values.get("x")
     if x is None:
         return Outcome(case.label, None, None, Evidence.CERTIFIED, "the search gave no point")
-    start = time.perf_counter()
     rows = np.reshape(np.asarray(x, dtype=np.float64), (H, d))
     sums = [arb(0)] * d
     for r in rows:
@@ -149,8 +147,7 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     factor = constants["lemma.low_attention_factor"]
     detail = (f"min_s sum_h E[(gamma_s^(h))^2] at the attention the search found "
               f"({' | '.join(fmt_vector(r, 3, 12, relative=True) for r in rows)}), vs "
-              f"factor H/d = {factor * H}/{d}; Arb, {CERT_BITS} bits, "
-              f"{time.perf_counter() - start:.2f} s")
+              f"factor H/d = {factor * H}/{d}; Arb, {CERT_BITS} bits")
     return ball_outcome(case, ball, factor * H / d, detail, above=False)
 
 

@@ -21,7 +21,6 @@ at one target is a lower bound on the max over targets).
 """
 from __future__ import annotations
 
-import time
 from functools import lru_cache
 from typing import Mapping
 
@@ -213,12 +212,11 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     if alpha is None:
         return Outcome(case.label, None, None, Evidence.CERTIFIED, "prop3.floor gave no point")
     d = case.params["d"]
-    start = time.perf_counter()
     mom = ball_moments(d, s, alpha, CERT_BITS)
     ball = unconstrained_floor(mom.second, mom.mean_positive, CERT_BITS)
     detail = (f"inf_beta L_s(alpha, beta) at s={s}, alpha-max(alpha)="
               f"{fmt_vector(alpha, limit=12, relative=True)} (prop3.floor's worst point; Arb, "
-              f"{CERT_BITS} bits, {time.perf_counter() - start:.2f} s)")
+              f"{CERT_BITS} bits)")
     return ball_outcome(case, ball, constants["prop3.c2"], detail)
 
 
