@@ -201,15 +201,9 @@ def _thm2(d, eps, constants, moments: Moments, family: Callable, prefix: str,
     """Theorem 2's final loss and the A.7 steps (Corollary 1's final loss for prefix cor1) as
     smooth functions; ``conditions`` collects the balls that must be > 0 on the box for the
     smooth formulas to be the claims' bounds (proofs/centred-form.md)."""
-    from .claims import constant_ball
+    from .claims import constant_ball, schedule_balls
 
-    log = (lambda x: x.log())
-    eta1 = schedules.eta1(d, constant_ball(constants, "thm2.eta1_scale"), lambda x: x.sqrt())
-    eta2 = schedules.eta2(d, eps, constant_ball(constants, f"{prefix}.C"), eta1, log)
-    if prefix == "thm2":
-        T_low = schedules.phase3_steps(d, eps, constant_ball(constants, "thm2.T_factor"), log)
-    else:
-        T_low = schedules.cor1_steps(eps, constant_ball(constants, "cor1.T_numerator"))
+    eta1, eta2, T_low = schedule_balls(d, eps, constants, prefix)
     b1s, b1j, g2s, g2j = phases(d, constant_ball(constants, "thm2.eta1_scale"))
     gap = (-eta2 * g2s) - (-eta2 * g2j)
     mom = moments(d, gap)

@@ -55,9 +55,10 @@ def prop1_margins(d: arb, eps: arb, constants, bits: int) -> dict:
         return {"prop1.bound": eps - loss}
 
 
-def _schedule(d: arb, eps: arb, constants, prefix: str) -> tuple[arb, arb, arb]:
+def schedule_balls(d, eps, constants, prefix: str) -> tuple:
     """(eta1, eta2, T_low): eta1 = scale sqrt(d), eta2 = C d^2/eta1 ln(d/eps), and the real lower
-    bound of the integer T (T_factor d ln(16d/eps) for thm2, T_numerator/eps for cor1)."""
+    bound of the integer T (T_factor d ln(16d/eps) for thm2, T_numerator/eps for cor1), for
+    (d, eps) Arb balls or the centred form's dual numbers over them."""
     eta1 = schedules.eta1(d, constant_ball(constants, "thm2.eta1_scale"), lambda x: x.sqrt())
     eta2 = schedules.eta2(d, eps, constant_ball(constants, f"{prefix}.C"), eta1, _log)
     if prefix == "thm2":
@@ -70,7 +71,7 @@ def _schedule(d: arb, eps: arb, constants, prefix: str) -> tuple[arb, arb, arb]:
 def thm2_margins(d: arb, eps: arb, constants, bits: int, prefix: str = "thm2") -> dict:
     """Theorem 2's final loss and the A.7 steps (or Corollary 1's final loss, prefix cor1)."""
     with precision(bits):
-        eta1, eta2, T_low = _schedule(d, eps, constants, prefix)
+        eta1, eta2, T_low = schedule_balls(d, eps, constants, prefix)
     plan = ball_three_phase(d, eta1, eta2, 1, bits, EVAL_LIMIT)
     with precision(bits):
         final = eps - plan.loss_bound(T_low)
@@ -94,7 +95,7 @@ def exact_final_margin(group: str, d: float, eps: float, constants, bits: int) -
     prefix = "thm2" if group == "thm2" else "cor1"
     with precision(bits):
         dd, ee = arb(d), arb(eps)
-        eta1, eta2, T_low = _schedule(dd, ee, constants, prefix)
+        eta1, eta2, T_low = schedule_balls(dd, ee, constants, prefix)
         T = int(math.ceil(float(T_low.upper())))
         if not (arb(T) >= T_low.upper() and arb(T - 1) < T_low.lower()):
             return None
