@@ -57,19 +57,20 @@ def main() -> None:
     print(f"  geometric-mean ratio {statistics.geometric_mean(ratios):.2f}")
     constants = values(load())
     print("branch and bound (96 bits): centred form against plain ball inputs, same session")
-    for group in ("prop1", "thm2", "cor1"):
-        for profile in (Profile.QUICK, Profile.DEFAULT) if "--default" in sys.argv else (Profile.QUICK,):
-            d_lo, d_hi, e_lo, e_hi, budget = BOXES[group][profile]
-            runs = {}
-            for method in ("centred", "plain"):
-                run = branch_and_bound(group, log_box(d_lo, d_hi, e_lo, e_hi), constants, 96, 30,
-                                       max_boxes=budget, method=method)
-                runs[method] = run
-                verdict = {True: "certified", False: "FAILS", None: "undecided"}[run.status]
-                print(f"  {group} {profile.value} {method}: {verdict}: {run.summary()}")
-            c, p = runs["centred"], runs["plain"]
-            print(f"  {group} {profile.value}: plain/centred leaves {len(p.leaves) / len(c.leaves):.1f}x, "
-                  f"time {p.seconds / c.seconds:.1f}x")
+    profiles = (Profile.QUICK, Profile.DEFAULT) if "--default" in sys.argv else (Profile.QUICK,)
+    cases = [(group, profile, box) for group in ("prop1", "thm2", "cor1") for profile in profiles
+             for box in BOXES[group][profile]]
+    for group, profile, (d_lo, d_hi, e_lo, e_hi, budget) in cases:
+        runs = {}
+        for method in ("centred", "plain"):
+            run = branch_and_bound(group, log_box(d_lo, d_hi, e_lo, e_hi), constants, 96, 30,
+                                   max_boxes=budget, method=method)
+            runs[method] = run
+            verdict = {True: "certified", False: "FAILS", None: "undecided"}[run.status]
+            print(f"  {group} {profile.value} {method}: {verdict}: {run.summary()}")
+        c, p = runs["centred"], runs["plain"]
+        print(f"  {group} {profile.value}: plain/centred leaves {len(p.leaves) / len(c.leaves):.1f}x, "
+              f"time {p.seconds / c.seconds:.1f}x")
 
 
 def bench_floors(heads: bool) -> None:

@@ -83,6 +83,48 @@ def test_a_wrong_derivative_misses_point_values(monkeypatch):
         assert not all(out.v.contains(e) for e in ends)
 
 
+@pytest.mark.parametrize("d0", [1e3, 1e6, 1e9])
+def test_phases_over_a_cell_of_large_d_enclose_the_point_values(d0):
+    """Li_2((d - 2)/(d - 1)) enters the Phase 1-2 closed forms as one increasing function of d
+    (symbolic.lambdify_phases): over a cell of large d the ratio's interval reaches past 1 and
+    Li_2 of it is NaN; the enclosure must be finite and hold the forms at the cell's ends and
+    middle (point balls at twice the precision)."""
+    lo, hi = math.log(d0), math.log(d0) + 0.02
+    with precision(96):
+        U = interval(lo, hi)
+        uc = arb((lo + hi) / 2)
+        dd = dual.increasing(U, arb.exp)
+        out = centred.phases(Dual(dd, (dd, arb(0)), uc.exp(), (U - uc, arb(0))), arb(1))
+    assert all(o.v.is_finite() and o.g[0].is_finite() for o in out)
+    with precision(192):
+        for u in (lo, (lo + hi) / 2, hi):
+            x = arb(u).exp()
+            point = centred.arb_phases()(x, x.sqrt())
+            assert all(o.v.contains(p) for o, p in zip(out, point))
+    assert out[2].v < 0 and out[3].v > 0  # signs proved over the cell (grad2_alpha_s, _j)
+
+
+def test_dilog_q_gradient_and_default_agree():
+    """dilog_q's derivative ln(d - 1)/((d - 1)(d - 2)) against a central difference, and the
+    default (mpmath) phases against the SymPy closed forms with Li_2 kept."""
+    import mpmath
+    import sympy as sp
+
+    from verify.engine import symbolic
+
+    with precision(160):
+        x = Dual(arb(37), (arb(1),))
+        h = arb(10) ** -20
+        fd = (dual.dilog_q(arb(37) + h) - dual.dilog_q(arb(37) - h)) / (2 * h)
+        assert abs(float(x.dilog_q().g[0].mid() - fd.mid())) < 1e-25
+    forms = symbolic.three_phase_closed_forms()
+    with mpmath.workdps(30):
+        got = symbolic.lambdify_phases()(mpmath.mpf(37), mpmath.sqrt(37))
+        for key, value in zip(symbolic.PHASE_KEYS, got):
+            ref = forms[key].subs({symbolic.d: 37, symbolic.eta1: sp.sqrt(37)}).evalf(30)
+            assert abs(value - mpmath.mpf(str(ref))) <= 1e-25 * max(1, abs(value))
+
+
 def test_integer_powers_of_balls_around_zero():
     """python-flint's arb ** int is NaN on a ball around 0; the duals' powers are not."""
     with precision(64):
@@ -159,7 +201,7 @@ def test_the_default_boxes_need_few_leaves():
     from verify.certify.outcomes import BOXES
     from verify.checks import Profile
 
-    d_lo, d_hi, e_lo, e_hi, _ = BOXES["thm2"][Profile.QUICK]
+    (d_lo, d_hi, e_lo, e_hi, _), = BOXES["thm2"][Profile.QUICK]
     run = boxes.branch_and_bound("thm2", boxes.log_box(d_lo, d_hi, e_lo, e_hi), CONSTANTS, 96, 8)
     assert run.status is True and len(run.leaves) <= 2
     with pytest.raises(ValueError):

@@ -236,10 +236,26 @@ def lambdify_reduction(family: Family, namespace: dict | None = None) -> Callabl
 
 
 PHASE_KEYS = ("beta1_s", "beta1_j", "grad2_alpha_s", "grad2_alpha_j")
+DILOG_Q = sp.Function("dilog_q")  # Li_2((d - 2)/(d - 1)) as one function of d
 
 
 def lambdify_phases(namespace: dict | None = None) -> Callable[..., list]:
     """:func:`three_phase_closed_forms` as ``fn(d, eta1) -> [beta1_s, beta1_j, grad2_alpha_s,
-    grad2_alpha_j]`` on the number type of ``namespace`` (needs ``log`` and ``polylog``)."""
+    grad2_alpha_j]`` on the number type of ``namespace`` (needs ``log`` and ``polylog``).
+
+    Li_2((d - 2)/(d - 1)) enters as one function ``dilog_q(d)``, increasing in d, so a number
+    type of ranges can enclose it from the ends of d's range: the ratio's own interval over a
+    range of large d reaches past 1, where Li_2 is complex.  ``namespace`` may give
+    ``dilog_q``; by default it is its ``polylog(2, (d - 2)/(d - 1))``."""
     forms = three_phase_closed_forms()
-    return lambdify_generic((d, eta1), [forms[key] for key in PHASE_KEYS], namespace)
+    li2 = sp.polylog(2, (d - 2) / (d - 1))
+    exprs = [forms[key].subs(li2, DILOG_Q(d)) for key in PHASE_KEYS]
+    assert not any(e.has(sp.polylog) for e in exprs), "a Li_2 term the substitution missed"
+    ns = dict(namespace or {})
+    if "dilog_q" not in ns:
+        polylog = ns.get("polylog")
+        if polylog is None:
+            import mpmath
+            polylog = mpmath.polylog
+        ns["dilog_q"] = lambda x: polylog(2, (x - 2) / (x - 1))
+    return lambdify_generic((d, eta1), exprs, ns)

@@ -109,6 +109,14 @@ class Dual:
         s = increasing(self.v, lambda x: x.sqrt())
         return self._new(s, [a / (2 * s) for a in self.g], lambda: self.c.sqrt())
 
+    def dilog_q(self):
+        """Li_2((d - 2)/(d - 1)) of d = self (d > 2): increasing in d, with derivative
+        ln(d - 1)/((d - 1)(d - 2)), so neither the value nor the gradient goes through the
+        ratio, whose interval over a range of large d reaches past 1."""
+        return self._new(dilog_q(self.v),
+                         [(self.v - 1).log() / mul(self.v - 1, self.v - 2) * a for a in self.g],
+                         lambda: dilog_q(self.c))
+
     def polylog(self, s: int):
         """Li_s(self); its derivative Li_(s-1)(z)/z (Li_1(z) = -ln(1 - z))."""
         lower = -(1 - self.v).log() if s == 2 else self.v.polylog(s - 1)
@@ -178,6 +186,14 @@ def increasing(x: Any, f) -> Any:
     if not isinstance(x, arb) or x.rad() == 0 or not x.is_finite():
         return f(x)
     return f(arb(x.lower())).union(f(arb(x.upper())))
+
+
+def dilog_q(x: Any) -> Any:
+    """Li_2((d - 2)/(d - 1)) for d = ``x`` (a dual, or a ball enclosed from its two ends: the
+    function increases in d)."""
+    if isinstance(x, Dual):
+        return x.dilog_q()
+    return increasing(x, lambda y: ((y - 2) / (y - 1)).polylog(2))
 
 
 def tighten(plain: Any, centre: Any, g: tuple, dx: tuple) -> Any:

@@ -19,9 +19,11 @@ from flint import arb
 
 from ..symbolic import GRAD_KEYS, Family, lambdify_phases, lambdify_reduction, reduce_symmetric
 from .balls import ARB, precision
+from .dual import dilog_q
 from .moments import ball_moments
 
-NAMESPACE = {"mpf": ARB.number, "log": lambda x: x.log(), "polylog": lambda s, z: z.polylog(s)}
+NAMESPACE = {"mpf": ARB.number, "log": lambda x: x.log(), "polylog": lambda s, z: z.polylog(s),
+             "dilog_q": dilog_q}
 KEYS = ("loss", *GRAD_KEYS)
 
 
