@@ -136,6 +136,7 @@ def test_command_writes_table_and_figure_reproducibly_and_resumes(capsys, tmp_pa
     assert code == 0 and "Table 1" in out
     code, _, _ = _run(capsys, *argv, "--out", str(tmp_path / "b"), "--workers", "2")
     assert code == 0
+    assert not (tmp_path / "a" / "claims.md").exists()  # two tasks: the claims need all six
     for name in ("table1.md", "table1.json", "figure3.png"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
     data = json.loads((tmp_path / "a" / "table1.json").read_text())
@@ -228,6 +229,25 @@ def test_claim_checks_pass_on_the_claimed_pattern_and_fail_on_mutations():
     matching = _records(1.0, {p: 0.5 for p in claims.SIMPLE_PLANS if p != "O"})
     assert claims.judge_simple(matching, "x").passed is False
     assert claims.judge_lag(_records(1.0, lag=False), "x").passed is False
+
+
+def test_claims_file_judges_every_claim_and_names_documented_discrepancies():
+    """`verify experiments` writes claims.md beside Table 1 (command.claims_markdown): one row per
+    claim and per task of per-task claims; a failure inside a documented discrepancy's scope is
+    named, one outside it is a plain FAIL."""
+    from verify.experiments.command import claims_markdown
+
+    good = _records(1.0, {p: 0.5 for p in claims.SIMPLE_PLANS})
+    rows = claims.judge_grid(good, "g")
+    assert len(rows) == 2 + len(claims.THREE_PHASE_TASKS) + len(claims.ALL_TASKS)
+    assert all(outcome.passed is True for _, _, outcome in rows)
+    text = claims_markdown(good, "default", 6)
+    assert text.count("| pass |") == len(rows) and "FAIL" not in text
+    worse = _records(1.0, {"O1-A1-O": 0.9, **{p: 0.5 for p in claims.SIMPLE_PLANS}})
+    lines = [line for line in claims_markdown(worse, "default", 6).splitlines()
+             if line.startswith("| `experiments.three_phase`")]
+    assert sum("FAIL (documented discrepancy)" in line for line in lines) == 1  # icl_bigram
+    assert sum("| FAIL |" in line for line in lines) == 3
 
 
 def test_statistics():

@@ -215,6 +215,31 @@ def _judge_task(judge):
     return run
 
 
+# each claim's judge, and the tasks it is judged on one by one (None: once, over all tasks)
+JUDGES = {
+    "experiments.joint_accuracy": (judge_joint, None),
+    "experiments.three_phase": (judge_three_phase, THREE_PHASE_TASKS),
+    "experiments.simple_plans": (judge_simple, None),
+    "experiments.attention_lags": (judge_lag, ALL_TASKS),
+}
+
+
+def judge_grid(records: Mapping, label: str) -> list[tuple[str, str | None, Outcome]]:
+    """Every claim judged on one grid's records (every task and plan; any sizes and seeds):
+    (check id, task or None, outcome) in the order of the checks, one outcome per task for
+    per-task claims.
+    ``verify experiments`` writes them beside Table 1, for the paper-size grid the registered
+    checks do not run."""
+    rows = []
+    for check_id, (judge, tasks) in JUDGES.items():
+        if tasks is None:
+            rows.append((check_id, None, judge(records, label)))
+        else:
+            rows += [(check_id, task, judge(records, f"{task}, {label}", (task,)))
+                     for task in tasks]
+    return rows
+
+
 CHECKS = (
     Check("experiments.joint_accuracy", "Section 5, Table 1",
           f"joint GD reaches test accuracy >= {TARGET} on the five classification tasks",
