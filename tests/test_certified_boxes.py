@@ -189,3 +189,8 @@ def test_a_box_budget_leaves_the_rest_unreached_and_undecided():
     again = boxes.branch_and_bound("prop1", root, consts, 96, 30, max_boxes=3)
     assert [leaf.box for leaf in again.leaves] == [leaf.box for leaf in run.leaves]
     assert " s;" not in run.summary(timed=False) and "s" in run.summary()
+    share = run.certified_share()
+    assert 0 <= share < 1 and f"certified {100 * share:.3g}% of the box's area" in run.summary()
+    whole = boxes.branch_and_bound("prop1", boxes.log_box(10, 11, 0.1, 0.12), consts, 96, 30)
+    assert whole.status is True and whole.certified_share() == pytest.approx(1.0)
+    assert "% of the box" not in whole.summary()

@@ -63,6 +63,12 @@ class Run:
                 for claim, (lo, _) in leaf.margins.items()]
         return min(rows, default=None)
 
+    def certified_share(self) -> float:
+        """The certified leaves' share of the root's area in (ln d, ln eps)."""
+        area = lambda b: (b[1] - b[0]) * (b[3] - b[2])  # noqa: E731
+        done = sum(area(leaf.box) for leaf in self.leaves if leaf.status == "certified")
+        return done / area(self.root) if area(self.root) > 0 else 0.0
+
     def summary(self, timed: bool = True) -> str:
         """One line: the box, leaves, deepest split (and the time when ``timed``: a report's
         bytes must not depend on the machine), the smallest margin and any box not certified."""
@@ -74,6 +80,8 @@ class Run:
         if small:
             text += f"; smallest margin {small[0]:.3g} ({small[1]}) at {_fmt_box(small[2])}"
         bad = [leaf for leaf in self.leaves if leaf.status != "certified"]
+        if bad:
+            text += f"; certified {100 * self.certified_share():.3g}% of the box's area (log units)"
         for leaf in bad[:5]:
             text += f"; {leaf.status.upper()} box {_fmt_box(leaf.box)}"
         return text
