@@ -125,6 +125,35 @@ def test_dilog_q_gradient_and_default_agree():
             assert abs(value - mpmath.mpf(str(ref))) <= 1e-25 * max(1, abs(value))
 
 
+def test_gap_rate_is_the_phase2_gap_per_C_ln_d_over_eps():
+    """schedules.phase2_gap(-C ln(d/eps) rate) is -eta2 (grad2_s - grad2_j) with the closed-form
+    rate d^2 (grad2_s - grad2_j)/eta1, which tends to -2; and a box whose schedule changed in
+    eta2 alone is caught at its centre (the box is not certified)."""
+    import mpmath
+
+    from verify.engine import schedules, symbolic
+
+    phases, rate = symbolic.lambdify_phases(), symbolic.lambdify_gap_rate()
+    with mpmath.workdps(40):
+        for dd, eps in ((3, 0.5), (10, 1e-3), (1e4, 0.1), (1e9, 1e-6)):
+            x = mpmath.mpf(dd)
+            eta1 = mpmath.sqrt(x)
+            _, _, g2s, g2j = phases(x, eta1)
+            direct = -schedules.eta2(x, eps, 2, eta1, mpmath.log) * (g2s - g2j)
+            (r,) = rate(x, eta1)
+            assert mpmath.almosteq(schedules.phase2_gap(x, eps, 2, r, mpmath.log), direct, 1e-30)
+        assert abs(rate(mpmath.mpf(10) ** 9, mpmath.sqrt(10**9))[0] + 2) < 1e-4
+
+
+def test_a_schedule_changed_in_one_place_is_not_certified(monkeypatch):
+    from verify.engine import schedules
+
+    box = boxes.log_box(1000, 1100, 0.1, 0.11)
+    assert boxes.judge_box("thm2", box, CONSTANTS, 96)[0] == "certified"
+    monkeypatch.setattr(schedules, "eta2", lambda d, eps, C, e1, log: C * d**2 / e1 * log(2 * d / eps))
+    assert boxes.judge_box("thm2", box, CONSTANTS, 96)[0] != "certified"
+
+
 def test_integer_powers_of_balls_around_zero():
     """python-flint's arb ** int is NaN on a ball around 0; the duals' powers are not."""
     with precision(64):

@@ -30,7 +30,7 @@ from ..engine import schedules
 from ..engine.certified.balls import ARB, interval, precision
 from ..engine.certified.dual import DUAL, Dual, increasing, value
 from ..engine.certified.moments import log_break_points
-from ..engine.certified.symmetric import arb_phases, arb_reduction, family_for
+from ..engine.certified.symmetric import arb_gap_rate, arb_phases, arb_reduction, family_for
 from ..engine.expectations import moment_integrand, moment_setup, tail_bound, tail_coefficients
 from ..engine.symbolic import reduce_symmetric
 
@@ -204,8 +204,12 @@ def _thm2(d, eps, constants, moments: Moments, family: Callable, prefix: str,
     from .claims import constant_ball, schedule_balls
 
     eta1, eta2, T_low = schedule_balls(d, eps, constants, prefix)
-    b1s, b1j, g2s, g2j = phases(d, constant_ball(constants, "thm2.eta1_scale"))
-    gap = (-eta2 * g2s) - (-eta2 * g2j)
+    b1s, b1j, g2s, g2j, rate = phases(d, constant_ball(constants, "thm2.eta1_scale"))
+    gap = schedules.phase2_gap(d, eps, constant_ball(constants, f"{prefix}.C"), rate,
+                               lambda x: x.log())
+    direct = (-eta2 * g2s) - (-eta2 * g2j)  # the same gap through eta2: must agree at the centre
+    if not _centre(gap).overlaps(_centre(direct)):
+        raise ArithmeticError("phase2_gap and eta2 disagree: the schedule changed in one place")
     mom = moments(d, gap)
     fam = family()
     g = [_evaluate(fam, d, mom, bs, bj) for bs, bj in ((0, 0), (1, 0), (0, 1))]
@@ -241,6 +245,11 @@ def _thm2(d, eps, constants, moments: Moments, family: Callable, prefix: str,
     }
 
 
+def _centre(x):
+    """A dual's value at the box centre (its value ball when it has no centre)."""
+    return x.c if isinstance(x, Dual) and x.c is not None else value(x)
+
+
 def phase3_decay(A: tuple, e: tuple, d, T_low) -> tuple:
     """(eigenvalues (lambda_1 <= lambda_2), sqrt(disc), [c_i (1 - lambda_i)^(2 T_low)]) with
     ``L(T) - L* = sum_i c_i (1 - lambda_i)^(2T)`` (eta3 = 1): ``c_i = 1/2 lambda_i |P_i e|_W^2``,
@@ -262,12 +271,14 @@ def phase3_decay(A: tuple, e: tuple, d, T_low) -> tuple:
 
 def phases(d, scale) -> list:
     """Phase 1 and 2 closed forms (functions of d alone: eta1 = scale sqrt(d)) as centred
-    duals.  They are ratios of polynomials in d, sqrt(d), ln(d - 1), Li_2 of degree up to 5, whose
+    duals: beta1_s, beta1_j, grad2_alpha_s, grad2_alpha_j and the gap rate
+    d^2 (grad2_alpha_s - grad2_alpha_j)/eta1 (schedules.phase2_gap).  They are ratios of polynomials in d, sqrt(d), ln(d - 1), Li_2 of degree up to 5, whose
     interval quotients over a whole box are far wider than the true range (and near d = 3 their
     terms cancel); the d-range is cut into cells at most PHASE_CELL_WIDTH wide in u, each its own
     centred box, and the value and the u-derivative (d f'(d)) are the unions over the cells."""
     def at(x):
-        return arb_phases()(x, schedules.eta1(x, scale, lambda y: y.sqrt()))
+        eta1 = schedules.eta1(x, scale, lambda y: y.sqrt())
+        return [*arb_phases()(x, eta1), *arb_gap_rate()(x, eta1)]
 
     if not isinstance(d, Dual) or d.c is None:
         return at(d)

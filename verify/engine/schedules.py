@@ -34,6 +34,14 @@ def eta2(d: Any, eps: Any, C: Any, eta1_: Any, log: Log) -> Any:
     return C * d**2 / eta1_ * log(d / eps)
 
 
+def phase2_gap(d: Any, eps: Any, C: Any, rate: Any, log: Log) -> Any:
+    """Phase 2's attention gap -eta2 (g_s - g_j) written as -C ln(d/eps) rate, with
+    rate = d^2 (g_s - g_j)/eta1 (:func:`verify.engine.symbolic.gap_rate_closed_form`): the
+    :func:`eta2` above with its d^2/eta1 moved into the gradient difference.  Change both
+    together (the certified route checks them against each other at every box's centre)."""
+    return -C * log(d / eps) * rate
+
+
 def phase3_steps(d: Any, eps: Any, T_factor: Any, log: Log) -> Any:
     """The real lower bound T_factor d ln(16d/eps) on Theorem 2's Phase-3 steps (A.7)."""
     return T_factor * d * log(16 * d / eps)

@@ -239,17 +239,14 @@ PHASE_KEYS = ("beta1_s", "beta1_j", "grad2_alpha_s", "grad2_alpha_j")
 DILOG_Q = sp.Function("dilog_q")  # Li_2((d - 2)/(d - 1)) as one function of d
 
 
-def lambdify_phases(namespace: dict | None = None) -> Callable[..., list]:
-    """:func:`three_phase_closed_forms` as ``fn(d, eta1) -> [beta1_s, beta1_j, grad2_alpha_s,
-    grad2_alpha_j]`` on the number type of ``namespace`` (needs ``log`` and ``polylog``).
-
-    Li_2((d - 2)/(d - 1)) enters as one function ``dilog_q(d)``, increasing in d, so a number
-    type of ranges can enclose it from the ends of d's range: the ratio's own interval over a
-    range of large d reaches past 1, where Li_2 is complex.  ``namespace`` may give
-    ``dilog_q``; by default it is its ``polylog(2, (d - 2)/(d - 1))``."""
-    forms = three_phase_closed_forms()
+def _lambdify_in_d(exprs: list, namespace: dict | None) -> Callable[..., list]:
+    """``exprs`` (functions of d and eta1) as ``fn(d, eta1)``, with Li_2((d - 2)/(d - 1)) as one
+    function ``dilog_q(d)``, increasing in d, so a number type of ranges can enclose it from the
+    ends of d's range: the ratio's own interval over a range of large d reaches past 1, where
+    Li_2 is complex.  ``namespace`` may give ``dilog_q``; by default it is its
+    ``polylog(2, (d - 2)/(d - 1))``."""
     li2 = sp.polylog(2, (d - 2) / (d - 1))
-    exprs = [forms[key].subs(li2, DILOG_Q(d)) for key in PHASE_KEYS]
+    exprs = [e.subs(li2, DILOG_Q(d)) for e in exprs]
     assert not any(e.has(sp.polylog) for e in exprs), "a Li_2 term the substitution missed"
     ns = dict(namespace or {})
     if "dilog_q" not in ns:
@@ -259,3 +256,29 @@ def lambdify_phases(namespace: dict | None = None) -> Callable[..., list]:
             polylog = mpmath.polylog
         ns["dilog_q"] = lambda x: polylog(2, (x - 2) / (x - 1))
     return lambdify_generic((d, eta1), exprs, ns)
+
+
+def lambdify_phases(namespace: dict | None = None) -> Callable[..., list]:
+    """:func:`three_phase_closed_forms` as ``fn(d, eta1) -> [beta1_s, beta1_j, grad2_alpha_s,
+    grad2_alpha_j]`` on the number type of ``namespace`` (needs ``log`` and ``polylog``;
+    Li_2 enters through ``dilog_q``, see :func:`_lambdify_in_d`)."""
+    forms = three_phase_closed_forms()
+    return _lambdify_in_d([forms[key] for key in PHASE_KEYS], namespace)
+
+
+@lru_cache(maxsize=None)
+def gap_rate_closed_form() -> sp.Expr:
+    """``d^2 (grad2_alpha_s - grad2_alpha_j) / eta1`` as one rational function of d, eta1,
+    ln(d - 1) and Li_2 (Li_2 already written ``dilog_q(d)``): Phase 2's attention gap is
+    ``-C ln(d/eps)`` times it when eta2 = C d^2/eta1 ln(d/eps).  Cancelled symbolically, the
+    growing d^2/eta1 and the shrinking gradient no longer meet as a product of two ranges
+    (tends to -2 as d grows)."""
+    forms = three_phase_closed_forms()
+    li2 = sp.polylog(2, (d - 2) / (d - 1))
+    diff = (forms["grad2_alpha_s"] - forms["grad2_alpha_j"]).subs(li2, DILOG_Q(d))
+    return sp.factor(sp.cancel(d**2 * diff / eta1))
+
+
+def lambdify_gap_rate(namespace: dict | None = None) -> Callable[..., list]:
+    """:func:`gap_rate_closed_form` as ``fn(d, eta1) -> [rate]`` (see :func:`_lambdify_in_d`)."""
+    return _lambdify_in_d([gap_rate_closed_form()], namespace)

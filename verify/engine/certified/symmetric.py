@@ -17,7 +17,8 @@ from functools import lru_cache
 
 from flint import arb
 
-from ..symbolic import GRAD_KEYS, Family, lambdify_phases, lambdify_reduction, reduce_symmetric
+from ..symbolic import (GRAD_KEYS, Family, lambdify_gap_rate, lambdify_phases, lambdify_reduction,
+                        reduce_symmetric)
 from .balls import ARB, precision
 from .dual import dilog_q
 from .moments import ball_moments
@@ -37,6 +38,12 @@ def arb_reduction(family: Family):
 def arb_phases():
     """Phases 1-2 closed forms (notes, section 3) as a function of Arb balls."""
     return lambdify_phases(NAMESPACE)
+
+
+@lru_cache(maxsize=None)
+def arb_gap_rate():
+    """d^2 (grad2_alpha_s - grad2_alpha_j)/eta1 in closed form as a function of Arb balls."""
+    return lambdify_gap_rate(NAMESPACE)
 
 
 @dataclass(frozen=True)
