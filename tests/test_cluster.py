@@ -171,8 +171,8 @@ DRIVER = textwrap.dedent("""
     import sys, time
     from verify import cli, runner
     real = runner._run_group
-    def slow(group):  # pickled by value (defined in __main__): each task takes a second more
-        time.sleep(1.0)
+    def slow(group):  # pickled by value (defined in __main__): each task takes 3 s more, so the
+        time.sleep(3.0)  # run outlasts the test's Ctrl-C even on a loaded machine
         return real(group)
     runner._run_group = slow
     sys.exit(cli.main(sys.argv[1:]))
