@@ -272,10 +272,11 @@ def phase3_decay(A: tuple, e: tuple, d, T_low) -> tuple:
 def phases(d, scale) -> list:
     """Phase 1 and 2 closed forms (functions of d alone: eta1 = scale sqrt(d)) as centred
     duals: beta1_s, beta1_j, grad2_alpha_s, grad2_alpha_j and the gap rate
-    d^2 (grad2_alpha_s - grad2_alpha_j)/eta1 (schedules.phase2_gap).  They are ratios of polynomials in d, sqrt(d), ln(d - 1), Li_2 of degree up to 5, whose
-    interval quotients over a whole box are far wider than the true range (and near d = 3 their
-    terms cancel); the d-range is cut into cells at most PHASE_CELL_WIDTH wide in u, each its own
-    centred box, and the value and the u-derivative (d f'(d)) are the unions over the cells."""
+    d^2 (grad2_alpha_s - grad2_alpha_j)/eta1 (schedules.phase2_gap).  They are ratios of
+    polynomials in d, sqrt(d), ln(d - 1), Li_2 of degree up to 5, whose interval quotients over
+    a whole box are far wider than the true range (and near d = 3 their terms cancel); the
+    d-range is cut into cells at most PHASE_CELL_WIDTH wide in u, each its own centred box, and
+    the value and the u-derivative (d f'(d)) are the unions over the cells."""
     def at(x):
         eta1 = schedules.eta1(x, scale, lambda y: y.sqrt())
         return [*arb_phases()(x, eta1), *arb_gap_rate()(x, eta1)]

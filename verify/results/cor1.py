@@ -53,7 +53,8 @@ RESULT = Result(
     document="proofs/cor1.md",
     checks=(
         Check("cor1.certified_box", "Corollary 1 (certified)",
-              "L_s(alpha', beta'') <= eps with T >= 72/eps for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified),
+              "L_s(alpha', beta'') <= eps with T >= 72/eps for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              reconstructed=True),  # the schedule's step sizes are reconstructed
         Check("cor1.population", "Corollary 1", "L_s(alpha', beta'') <= eps with T = ceil(72/eps)",
               Evidence.NUMERIC, _cases, _judge_final, reconstructed=True),
         *cor1_samples.CHECKS,

@@ -275,7 +275,8 @@ RESULT = Result(
     document="proofs/thm2.md",
     checks=(
         Check("thm2.certified_box", "Theorem 2 and A.7 (certified)",
-              "L_s(alpha', beta'') <= eps and the A.7 steps (contraction, initial distance, optimum, delta) for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified),
+              "L_s(alpha', beta'') <= eps and the A.7 steps (contraction, initial distance, optimum, delta) for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              reconstructed=True),  # the schedule's step sizes are reconstructed
         Check("thm2.hypotheses", "Theorem 2 (hypotheses)",
               "configured constants inside the hypotheses: eta1_scale <= 1 (eta1 <= sqrt(d)), "
               "T_factor >= 4 (T >= 4d ln(16d/eps))", Evidence.SYMBOLIC, _symbolic_cases,
