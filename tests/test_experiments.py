@@ -271,3 +271,13 @@ def test_document_names_every_claim_check():
 
     text = (Path(__file__).resolve().parent.parent / claims.RESULT.document).read_text()
     assert {c.id for c in claims.RESULT.checks} <= set(re.findall(r"`\[([A-Za-z0-9_.\-]+)\]`", text))
+
+
+def test_figure_curve_is_the_median_of_the_finite_runs():
+    """One blown-up seed does not set a panel's scale; a non-finite run is left out."""
+    def run(values, finite=True):
+        return {"finite": finite, "trajectory": {"step": [0, 1], "output_gap": values}}
+
+    runs = [run([0.0, 1.0]), run([0.0, 2.0]), run([0.0, 1e69]), run([0.0, float("nan")], False)]
+    steps, curve = figure.median_curve(runs, "output_gap")
+    assert steps.tolist() == [0, 1] and curve.tolist() == [0.0, 2.0]

@@ -1,6 +1,7 @@
 """Figure 3: output gap and attention gap over training, per task, under joint GD and the
-plans (mean over seeds).  matplotlib (the ``notebooks`` extra) is imported lazily, with the Agg
-backend; :func:`require` reports its absence in one line."""
+plans (median over the seeds whose runs stayed finite: one blown-up seed, such as SLR's at our
+step sizes, would otherwise set a panel's scale).  matplotlib (the ``notebooks`` extra) is
+imported lazily, with the Agg backend; :func:`require` reports its absence in one line."""
 from __future__ import annotations
 
 import importlib.util
@@ -21,13 +22,13 @@ def require() -> None:
         raise ValueError(MISSING)
 
 
-def mean_curve(runs: list[dict], key: str) -> tuple[np.ndarray, np.ndarray]:
-    """Mean of one trajectory quantity over the seeds whose runs stayed finite."""
+def median_curve(runs: list[dict], key: str) -> tuple[np.ndarray, np.ndarray]:
+    """Median of one trajectory quantity over the seeds whose runs stayed finite."""
     curves = [r["trajectory"] for r in runs if r["finite"]]
     if not curves:
         return np.array([]), np.array([])
     steps = np.asarray(curves[0]["step"])
-    return steps, np.mean([np.asarray(c[key]) for c in curves], axis=0)
+    return steps, np.median([np.asarray(c[key]) for c in curves], axis=0)
 
 
 def draw(records: Mapping, path: Path, title: str) -> None:
@@ -43,7 +44,7 @@ def draw(records: Mapping, path: Path, title: str) -> None:
                                            ("attention_gap", "attention gap"))):
             ax = axes[row][col]
             for plan, runs in records[task].items():
-                x, y = mean_curve(runs, key)
+                x, y = median_curve(runs, key)
                 if x.size:
                     ax.plot(x, y, label=LABELS[plan], lw=1.2, marker="." if x.size < 5 else None)
             ax.set_xscale("symlog", linthresh=1)
