@@ -5,6 +5,7 @@ four runs give the same report.
     nice python benchmarks/bench_cluster.py                       # the quick profile, every check
     nice python benchmarks/bench_cluster.py --profile default     # the target (>= 1.8x)
     nice python benchmarks/bench_cluster.py prop1 prop3 --workers 1,2
+    nice python benchmarks/bench_cluster.py --profile default --executors process
 
 Every configuration runs its cases in fresh worker processes (a pool of one for one worker, not
 this process: the engine's caches must start cold for every configuration alike).  The Dask
@@ -53,16 +54,19 @@ def main() -> None:
     parser.add_argument("ids", nargs="*", help="results or checks (default: every check)")
     parser.add_argument("--profile", choices=[p.value for p in Profile], default="quick")
     parser.add_argument("--workers", default="1,2", help="comma list of worker counts")
+    parser.add_argument("--executors", default="process,dask",
+                        help="comma list of executors to time (process, dask)")
     args = parser.parse_args()
     profile = Profile(args.profile)
     counts = [int(w) for w in args.workers.split(",")]
+    kinds = args.executors.split(",")
     print(f"profile {profile.value}, checks {' '.join(args.ids) or 'all'}; "
           f"{executors.available_cores()} cores, load average {os.getloadavg()[0]:.1f}")
     times: dict[tuple[str, int], float] = {}
     reports = []
     tasks = 0
     for workers in counts:
-        for kind in ("process", "dask"):
+        for kind in kinds:
             start = time.perf_counter()
             executor = executors.Process(workers) if kind == "process" else executors.Dask(workers=workers)
             startup = time.perf_counter() - start
@@ -75,11 +79,11 @@ def main() -> None:
                   flush=True)
     print(f"same report in every run: {'yes' if all(r == reports[0] for r in reports) else 'NO'}")
     low, high = counts[0], counts[-1]
-    for kind in ("process", "dask"):
+    for kind in kinds:
         print(f"{kind}: {high} workers vs {low}: x{times[(kind, low)] / times[(kind, high)]:.2f}")
-    for workers in counts:
+    for workers in counts if len(kinds) == 2 else ():
         print(f"{workers} worker(s): dask / process = {times[('dask', workers)] / times[('process', workers)]:.3f}")
-    if 1 in counts:
+    if 1 in counts and len(kinds) == 2:
         overhead = (times[("dask", 1)] - times[("process", 1)]) / max(tasks, 1)
         print(f"Dask overhead per task (one worker each): {1000 * overhead:+.1f} ms")
 

@@ -2,9 +2,11 @@
 outcomes.  Knows nothing of any particular result."""
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
+from importlib import resources
 from typing import Callable, Iterable, Mapping, Sequence
 
 from . import executors, memo
@@ -158,6 +160,22 @@ def select(ids: Sequence[str] | None = None) -> list[Result]:
     return chosen
 
 
+@lru_cache(maxsize=None)
+def case_seconds(profile: str) -> Mapping[str, float]:
+    """Measured seconds per case of each check in a profile (verify/costs.json, written by
+    benchmarks/write_costs.py from a run's timings); empty for a profile not measured."""
+    table = json.loads(resources.files("verify").joinpath("costs.json").read_text())
+    return table.get(profile, {})
+
+
+def longest_first(tasks: list, seconds: Mapping[str, float]) -> list:
+    """The tasks, those expected to take longest first (the sum of their checks' measured
+    seconds; unmeasured checks count 0, ties keep their order).  A pool that starts a long
+    task last waits on it alone: the default profile's certified box of Theorem 2 is half of
+    its CPU time.  Only the order of starting changes; outcomes are collected per case."""
+    return sorted(tasks, key=lambda task: -sum(seconds.get(cid, 0.0) for cid, _ in task[1]))
+
+
 def run(results: Iterable[Result], constants: Constants, profile: Profile,
         options: Mapping[str, object] | None = None, workers: int = 1,
         check_ids: Sequence[str] | None = None,
@@ -193,7 +211,8 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
                     reports[check.id].seconds += secs
                 elif judge:
                     groups.setdefault((result.id, case.label), []).append((check.id, case))
-    tasks = [(rid, items, dict(constants)) for (rid, _), items in groups.items()]
+    tasks = longest_first([(rid, items, dict(constants)) for (rid, _), items in groups.items()],
+                          case_seconds(Profile(profile).value))
     done = sum(len(rep.outcomes) for rep in reports.values())
     total = done + sum(len(items) for _, items, _ in tasks)
     if progress:
