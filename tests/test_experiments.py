@@ -234,7 +234,7 @@ def test_claim_checks_pass_on_the_claimed_pattern_and_fail_on_mutations():
 def test_claims_file_judges_every_claim_and_names_documented_discrepancies():
     """`verify experiments` writes claims.md beside Table 1 (command.claims_markdown): one row per
     claim and per task of per-task claims; a failure inside a documented discrepancy's scope is
-    named, one outside it is a plain FAIL."""
+    named on the quick grid (the one it was written for), one outside it is a plain FAIL."""
     from verify.experiments.command import claims_markdown
 
     good = _records(1.0, {p: 0.5 for p in claims.SIMPLE_PLANS})
@@ -244,10 +244,14 @@ def test_claims_file_judges_every_claim_and_names_documented_discrepancies():
     text = claims_markdown(good, "default", 6)
     assert text.count("| pass |") == len(rows) and "FAIL" not in text
     worse = _records(1.0, {"O1-A1-O": 0.9, **{p: 0.5 for p in claims.SIMPLE_PLANS}})
-    lines = [line for line in claims_markdown(worse, "default", 6).splitlines()
+    lines = [line for line in claims_markdown(worse, "quick", 6).splitlines()
              if line.startswith("| `experiments.three_phase`")]
     assert sum("FAIL (documented discrepancy)" in line for line in lines) == 1  # icl_bigram
     assert sum("| FAIL |" in line for line in lines) == 3
+    # the discrepancy was written for the quick grid: on the paper-size grid a failure is a FAIL
+    lines = [line for line in claims_markdown(worse, "default", 6).splitlines()
+             if line.startswith("| `experiments.three_phase`")]
+    assert sum("| FAIL |" in line for line in lines) == 4
 
 
 def test_statistics():
@@ -281,3 +285,25 @@ def test_figure_curve_is_the_median_of_the_finite_runs():
     runs = [run([0.0, 1.0]), run([0.0, 2.0]), run([0.0, 1e69]), run([0.0, float("nan")], False)]
     steps, curve = figure.median_curve(runs, "output_gap")
     assert steps.tolist() == [0, 1] and curve.tolist() == [0.0, 2.0]
+
+
+def test_joint_step_diagnosis_reruns_only_the_failing_seeds(monkeypatch, tmp_path):
+    """`python -m verify.experiments.joint_step`: a seed below the threshold is rerun with the
+    smaller attention step and tabled; a seed above it is not rerun."""
+    from verify.experiments import joint_step
+
+    calls = []
+
+    def fake_run(task, plan, seed, cfg):
+        calls.append((seed, cfg["eta_attention"]))
+        test = 1.0 if seed == 0 or cfg["eta_attention"] < 100 else 0.7
+        return {"test": test, "train_loss": 0.3, "trajectory": {"attention_gap": [0.1, -15.0, -14.0]}}
+
+    monkeypatch.setattr(joint_step, "run_one", fake_run)
+    monkeypatch.setattr(joint_step, "settings", lambda task, profile: {"eta_attention": 500.0})
+    assert joint_step.main(["--out", str(tmp_path), "--tasks", "occurrence", "--seeds", "2"]) == 0
+    assert calls == [(0, 500.0), (1, 500.0), (1, 50.0)]
+    text = (tmp_path / "joint-step.md").read_text()
+    assert "occurrence: 1 of 2 seeds below 0.99; 1 of them reach it" in text
+    assert "| occurrence | 1 | 0.7000 |" in text
+    assert joint_step.main(["--out", str(tmp_path / "none")]) == 2
