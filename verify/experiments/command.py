@@ -84,8 +84,8 @@ def handle(args: argparse.Namespace, console) -> int:
     markdown = table.to_markdown(data)
     (out / "table1.md").write_text(markdown)
     (out / "table1.json").write_text(table.to_json(data))
-    figure.draw(records, out / "figure3.png",
-                f"Figure 3 (reproduction): median over {len(seeds)} seeds (finite runs), profile {args.profile}")
+    figure.draw(records, out / "figure3.png", f"Figure 3 (reproduction): median over "
+                f"{len(seeds)} seeds (finite runs), profile {args.profile}")
     written = [out / "table1.md", out / "table1.json", out / "figure3.png"]
     if set(args.tasks) == set(TASKS) and set(args.plans) == set(PLANS):
         (out / "claims.md").write_text(claims_markdown(records, args.profile, len(seeds)))
