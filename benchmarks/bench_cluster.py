@@ -59,6 +59,7 @@ def main() -> None:
     profile = Profile(args.profile)
     counts = [int(w) for w in args.workers.split(",")]
     kinds = args.executors.split(",")
+    both = {"process", "dask"} <= set(kinds)
     print(f"profile {profile.value}, checks {' '.join(args.ids) or 'all'}; "
           f"{executors.available_cores()} cores, load average {os.getloadavg()[0]:.1f}")
     times: dict[tuple[str, int], float] = {}
@@ -80,9 +81,9 @@ def main() -> None:
     low, high = counts[0], counts[-1]
     for kind in kinds:
         print(f"{kind}: {high} workers vs {low}: x{times[(kind, low)] / times[(kind, high)]:.2f}")
-    for workers in counts if len(kinds) == 2 else ():
+    for workers in counts if both else ():
         print(f"{workers} worker(s): dask / process = {times[('dask', workers)] / times[('process', workers)]:.3f}")
-    if 1 in counts and len(kinds) == 2:
+    if 1 in counts and both:
         overhead = (times[("dask", 1)] - times[("process", 1)]) / max(tasks, 1)
         print(f"Dask overhead per task (one worker each): {1000 * overhead:+.1f} ms")
 
