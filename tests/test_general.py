@@ -347,6 +347,20 @@ def test_heads_nested_cross_block_matches_float_and_monte_carlo():
     assert np.all(np.abs(MM - outer.mean(axis=0)) <= 5 * se)
 
 
+def test_heads_cross_block_survives_logits_spread_over_hundreds():
+    """Hard attention (logits 900 apart): the terms t c^a_l x_l alone overflow float64; the
+    block, scaled row by row in log space, is finite and matches Monte Carlo."""
+    d, s = 4, 1
+    alphas = np.array([[900.0, 0.0, -300.0, 50.0], [-800.0, 10.0, 400.0, 0.0]])
+    with np.errstate(over="raise", invalid="raise"):
+        MM, _, _ = G.head_moments_float(d, s, alphas)
+    counts = WordDistribution(d).sample_counts(np.random.default_rng(0), 200_000)
+    gam = attention_heads(counts, alphas).reshape(len(counts), -1)
+    outer = gam[:, :, None] * gam[:, None, :]
+    se = outer.std(axis=0, ddof=1) / np.sqrt(len(counts))
+    assert np.all(np.abs(MM - outer.mean(axis=0)) <= 5 * se + 1e-12)
+
+
 def test_heads_identical_heads_and_one_head():
     d, s = 3, 2
     MM, mpos, _ = G.head_moments_float(d, s, [ALPHAS[0], ALPHAS[0]])

@@ -245,7 +245,6 @@ def _float_cross_block(d: int, u: np.ndarray, la: np.ndarray, lb: np.ndarray, h:
     acc = np.zeros((4, d, d))  # [full, half-theta, half-u, half-u and half-theta]
     for k, th in enumerate(thetas):
         log_lam, log_mu = -np.logaddexp(0.0, -th), -np.logaddexp(0.0, th)
-        weight = math.exp(log_lam + log_mu)  # lam (1 - lam)
         with np.errstate(over="ignore"):
             mix = np.exp(np.logaddexp(log_lam + lt_a, log_mu + lt_b))  # t c^lam_l
         x = np.exp(-mix)
@@ -253,12 +252,21 @@ def _float_cross_block(d: int, u: np.ndarray, la: np.ndarray, lb: np.ndarray, h:
         small = om.mean(axis=1) + p * x.mean(axis=1)
         G, _, _ = pgf_terms(small, None, None, p, q, 2)
         w2, wd = gram_weights(G[1], G[2], d)
-        Ya, Yb = np.exp(lt_a - mix), np.exp(lt_b - mix)  # t c^a_l x_l, t c^b_l x_l
-        Yab = np.exp(lt_a + lt_b - mix)  # t^2 c^a_l c^b_l x_l
+        # t c^a_l x_l, t c^b_l x_l and t^2 c^a_l c^b_l x_l overflow alone when the logits
+        # spread over hundreds (t c^a_l ~ e^700 where the mixture is small); every term of the
+        # block is >= 0 and the block is <= 1, so each row's largest term with its weights
+        # folded in is moderate: scale each row by it in log space.
+        log_a, log_b = lt_a - mix, lt_b - mix
+        top_a, top_b = log_a.max(axis=1), log_b.max(axis=1)  # -inf where t c^lam_l = inf
+        with np.errstate(divide="ignore", over="ignore"):  # weight 0, tops ~ -1e308: rows of 0
+            row = np.exp(top_a + top_b + log_lam + log_mu + np.log(w2))
+            diag = np.exp(lt_a + log_b + log_lam + log_mu + np.log(wd)[:, None])
+        shift_a, shift_b = (np.where(np.isfinite(t), t, 0.0)[:, None] for t in (top_a, top_b))
+        Ya, Yb = np.exp(log_a - shift_a) * row[:, None], np.exp(log_b - shift_b)
         for half_u, rows_u, step in ((0, slice(None), h), (1, slice(None, None, 2), 2 * h)):
-            blk = (Ya[rows_u] * w2[rows_u][:, None]).T @ Yb[rows_u]
-            blk[np.diag_indices(d)] += (Yab[rows_u] * wd[rows_u][:, None]).sum(axis=0)
-            blk *= step * weight
+            blk = Ya[rows_u].T @ Yb[rows_u]
+            blk[np.diag_indices(d)] += diag[rows_u].sum(axis=0)
+            blk *= step
             acc[2 * half_u] += h_theta * blk
             if k % 2 == 0:
                 acc[2 * half_u + 1] += 2 * h_theta * blk
