@@ -35,7 +35,9 @@ REPORT_PATH = Path("REPORT.md")  # in the current folder, never inside the insta
 FULL_REPORT = Path("reports") / "full.md"  # relative to REPORT_PATH's folder
 EXPERIMENTS_DIR = Path("reports") / "experiments"
 EXPERIMENT_FILES = (("Table 1", "table1.md"), ("Figure 3", "figure3.png"),
-                    ("the claims on that grid", "claims.md"), ("heads needed (open question)", "heads.md"))
+                    ("the claims on that grid", "claims.md"),
+                    ("heads needed (open question)", "heads.md"),
+                    ("heads needed on the population loss", "heads-population.md"))
 
 DESCRIPTION = """\
 Check the results of Han & Ghoshdastidar (2026), "Training Dynamics of Transformers on
