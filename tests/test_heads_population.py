@@ -76,18 +76,25 @@ def test_monte_carlo_loss_agrees_with_the_engine_floor():
 
 
 def test_row_takes_one_step_size_for_the_worst_target(monkeypatch):
-    """The eta kept is the one that minimises the worst target's loss, the same for all."""
-    fake = {0: {0.01: 0.3, 0.1: 0.2, 1.0: 0.0, 10.0: 0.0},
-            1: {0.01: 0.25, 0.1: 0.1, 1.0: 0.4, 10.0: 0.4}}
+    """The spread kept is the one that minimises the worst target's loss, the same for all."""
+    fake = {0: {1.0: 0.3, 4.0: 0.2, 16.0: 0.0, 64.0: 0.0},
+            1: {1.0: 0.25, 4.0: 0.1, 16.0: 0.4, 64.0: 0.4}}
 
-    def target_floors(d, s, B0, eta_one):
-        return {f: (v, np.zeros((1, d)), np.zeros((1, d))) for f, v in fake[s].items()}
+    def target_floors(d, s, B0):
+        return {K: (v, np.zeros((1, d)), np.zeros((1, d))) for K, v in fake[s].items()}
 
     monkeypatch.setattr(hp, "target_floors", target_floors)
     monkeypatch.setattr(hp, "ProcessPoolExecutor", _Serial)
     r = hp.row(2, 1, 2, 0, 100)
-    assert r["eta_factor"] == 0.1 and r["worst_loss"] == 0.2 and not r["reaches"]
+    assert r["spread"] == 4.0 and r["worst_loss"] == 0.2 and not r["reaches"]
     assert {t["target"]: t["loss"] for t in r["targets"]} == {0: 0.2, 1: 0.1}
+
+
+def test_the_step_has_the_stated_logit_spread():
+    d, s = 5, 0
+    B0 = np.random.default_rng(2).normal(0, 0.1, (3, d))
+    for K, (_, alphas, _) in hp.target_floors(d, s, B0).items():
+        assert np.ptp(alphas, axis=1).max() == pytest.approx(K, rel=1e-12)
 
 
 class _Serial:

@@ -9,9 +9,14 @@ The plan in population form (model (2), f = sum_h B_h . gamma^(h) - 1, target s)
 1. start at alpha^(h) = 0 for every head (ours: the sample route starts from N(0, 0.1^2)
    logits; with equal logits every head has the same gamma, which is what lets the general
    engine take the step) and B0 ~ N(0, init_std^2) (H x d), drawn once, independently of s;
-2. one attention step alpha'^(h) = -eta grad_{alpha^(h)} L_s(0, B0), eta in ``ETA_FACTORS`` x the
-   task's eta_attention_one; one eta for all targets, the one best for the worst of them (which
-   favours the plan);
+2. one attention step alpha'^(h) = -eta grad_{alpha^(h)} L_s(0, B0), its size set by the logit
+   spread K it produces: eta = K / max_h (max_l - min_l) grad_{alpha^(h)}_l (a normalised step;
+   Theorem 1 allows any eta), K in ``SPREADS``, one K for all targets, the one best for the
+   worst of them (which favours the plan).  Spread 64 is hard attention (weights e^-64 apart);
+   larger steps only stretch the gaps further.  The sample route's step eta_attention_one gives
+   spreads of about 13, 60, 280 and 840 at d = 10, 20, 50, 100 (measured with B0 ~ N(0, 0.1^2)):
+   beyond 64 the float64 engine's cost grows with the square of the spread, so those are not
+   tried;
 3. output training to convergence: inf_B L_s(alpha', B), a linear solve on the H-head second
    moments (:func:`verify.engine.general.best_output_heads_float`); the sample route stops
    after its step budget, so this is the plan's best case.
@@ -55,7 +60,7 @@ from ..results.experiments import TARGET
 from . import config
 from .counting import attention, words
 
-ETA_FACTORS = (0.01, 0.1, 1.0, 10.0)
+SPREADS = (1.0, 4.0, 16.0, 64.0)  # logit spread of the attention step (module docstring)
 LOSS_LEVEL = (1.0 - TARGET) / 2.0  # population loss at or below it => accuracy >= TARGET
 ROUNDING = 1e-12  # absolute float64 allowance of an engine loss near zero (see mc_z)
 
@@ -98,38 +103,37 @@ def monte_carlo(d: int, s: int, alphas: np.ndarray, B: np.ndarray, n: int,
             "mc_loss.se": float(loss.std(ddof=1) / np.sqrt(n))}
 
 
-def target_floors(d: int, s: int, B0: np.ndarray, eta_one: float) -> dict:
-    """For each eta factor: (inf_B L_s, alphas', B*) after the step from alpha = 0."""
+def target_floors(d: int, s: int, B0: np.ndarray) -> dict:
+    """For each spread K: (inf_B L_s, alphas', B*) after the normalised step from alpha = 0."""
     grads = attention_step(d, s, B0)
+    size = float(np.ptp(grads, axis=1).max())
     out = {}
-    for factor in ETA_FACTORS:
-        alphas = -factor * eta_one * grads
+    for K in SPREADS:
+        alphas = -(K / size) * grads if size > 0 else np.zeros_like(grads)
         B, value = best_output_heads_float(d, s, alphas)
-        out[factor] = (value, alphas, B)
+        out[K] = (value, alphas, B)
     return out
 
 
 def row(d: int, H: int, targets: int, seed: int, mc: int, workers: int = 1) -> dict:
-    """Worst of ``targets`` targets (all d if targets >= d) at (d, H), at the one eta that is best
-    for the worst target; B0 and the targets are drawn from SeedSequence([seed, d, H])."""
+    """Worst of ``targets`` targets (all d if targets >= d) at (d, H), at the one spread that is
+    best for the worst target; B0 and the targets are drawn from SeedSequence([seed, d, H])."""
     cfg = config.resolve(dict(config.flat("occurrence", "default"), d=d), d)
     r_init, r_targets, r_mc = (np.random.default_rng(x) for x in
                                np.random.SeedSequence([seed, d, H]).spawn(3))
     B0 = r_init.normal(0.0, float(cfg["init_std"]), (H, d))
     chosen = sorted(int(t) for t in r_targets.choice(d, size=min(targets, d), replace=False))
-    eta_one = float(cfg["eta_attention_one"])
     with ProcessPoolExecutor(workers) as pool:  # the targets are independent
-        floors = dict(zip(chosen, pool.map(target_floors, *zip(*[(d, s, B0, eta_one)
-                                                                  for s in chosen]))))
-    worst_by_eta = {f: max(floors[s][f][0] for s in chosen) for f in ETA_FACTORS}
-    factor = min(ETA_FACTORS, key=lambda f: worst_by_eta[f])
+        floors = dict(zip(chosen, pool.map(target_floors, *zip(*[(d, s, B0) for s in chosen]))))
+    worst_by_spread = {K: max(floors[s][K][0] for s in chosen) for K in SPREADS}
+    spread = min(SPREADS, key=lambda K: worst_by_spread[K])
     per = []
     for s in chosen:
-        value, alphas, B = floors[s][factor]
+        value, alphas, B = floors[s][spread]
         per.append({"target": s, "loss": value, **monte_carlo(d, s, alphas, B, mc, r_mc),
-                    "loss_by_eta": {str(f): floors[s][f][0] for f in ETA_FACTORS}})
-    worst = worst_by_eta[factor]
-    return {"d": d, "H": H, "sqrt_d": d ** 0.5, "eta_factor": factor, "worst_loss": worst,
+                    "loss_by_spread": {str(K): floors[s][K][0] for K in SPREADS}})
+    worst = worst_by_spread[spread]
+    return {"d": d, "H": H, "sqrt_d": d ** 0.5, "spread": spread, "worst_loss": worst,
             "n_targets": len(chosen),
             "worst_accuracy": min(p["accuracy"] for p in per),
             "worst_accuracy.lower": min(p["accuracy.lower"] for p in per),
@@ -145,8 +149,8 @@ def markdown(rows: list[dict], mc: int) -> str:
     lines = ["# Open question on the population loss: heads needed by A(1x)→O (occurrence)", "",
              "Exact population loss of model (2) after one attention step from zero logits with "
              "a random output B0 (N(0, 0.1²), drawn before the target) and then the best output "
-             f"(a linear solve); one step size for all targets, the best of {list(ETA_FACTORS)} "
-             f"x η_A1 for the worst target. 'Reaches' = worst loss ≤ {LOSS_LEVEL:g}, which "
+             "(a linear solve); the step normalised to a logit spread K, one K for all targets, "
+             f"the best of {list(SPREADS)} for the worst target. 'Reaches' = worst loss ≤ {LOSS_LEVEL:g}, which "
              f"guarantees population accuracy ≥ {TARGET}. Where not every target was computed, "
              "the worst is over a seeded sample of targets, so a 'reaches' there is weaker than "
              f"at the d where all are. Monte Carlo on {mc} fresh words per target at the optimum: "
