@@ -129,11 +129,14 @@ def test_bad_input_is_one_line_and_exit_2(argv, capsys):
     assert e.value.code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
-def test_append_keeps_the_rows_of_other_d(tmp_path, capsys):
+def test_append_keeps_the_rows_of_other_d_and_H(tmp_path, capsys):
     common = ["--out", str(tmp_path), "--heads", "1", "--mc", "100", "--workers", "1"]
     assert hp.main(["--d", "3", *common]) == 0
     assert hp.main(["--d", "2", "--append", *common]) == 0
     rows = json.loads((tmp_path / "heads-population.json").read_text())
-    assert sorted(r["d"] for r in rows) == [2, 3]
+    assert [r["d"] for r in rows] == [2, 3]
+    assert hp.main(["--d", "2", "--append", *common, "--heads", "2"]) == 0  # the last one counts
+    rows = json.loads((tmp_path / "heads-population.json").read_text())
+    assert [(r["d"], r["H"]) for r in rows] == [(2, 1), (2, 2), (3, 1)]
     assert hp.main(["--d", "2", *common]) == 0  # without --append a run starts afresh
     assert [r["d"] for r in json.loads((tmp_path / "heads-population.json").read_text())] == [2]

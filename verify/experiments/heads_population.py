@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mc", type=int, default=100_000)
     parser.add_argument("--append", action="store_true",
-                        help="keep the rows already in --out for other d (runs split by d)")
+                        help="keep the rows already in --out for other (d, H)")
     args = parser.parse_args(argv)
     try:
         ds = [int(x) for x in args.d.split(",")]
@@ -236,17 +236,18 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     if args.append and (out / "heads-population.json").exists():
         kept = json.loads((out / "heads-population.json").read_text())
-        rows = [r for r in kept if r["d"] not in ds]
+        rows = [r for r in kept if r["d"] not in ds or r["H"] not in heads]
     for d in ds:  # rewritten after every row: a stopped run keeps its rows
         for H in sorted(heads):
             k = d if d <= args.all_up_to else args.targets
             start = time.perf_counter()
             rows.append(row(d, H, k, args.seed, args.mc, args.workers))
+            rows.sort(key=lambda r: (r["d"], r["H"]))
             (out / "heads-population.md").write_text(markdown(rows, args.mc))
             (out / "heads-population.json").write_text(
                 json.dumps(rows, indent=1, sort_keys=True) + "\n")
             plot(rows, out / "heads-population.png")
-            r = rows[-1]
+            r = next(x for x in rows if (x["d"], x["H"]) == (d, H))
             print(f"d={d} H={H} worst loss {r['worst_loss']:.5f} "
                   f"worst accuracy {r['worst_accuracy']:.4f} ({time.perf_counter() - start:.0f} s)",
                   flush=True)
