@@ -140,3 +140,11 @@ def test_append_keeps_the_rows_of_other_d_and_H(tmp_path, capsys):
     assert [(r["d"], r["H"]) for r in rows] == [(2, 1), (2, 2), (3, 1)]
     assert hp.main(["--d", "2", *common]) == 0  # without --append a run starts afresh
     assert [r["d"] for r in json.loads((tmp_path / "heads-population.json").read_text())] == [2]
+
+
+def test_table_cells():
+    rows = [{"H": 1, "n_targets": 20}, {"H": 2, "n_targets": 20}, {"H": 16, "n_targets": 6}]
+    assert hp._targets_cell(rows, 20) == "all (H 1,2); 6 (H 16)"
+    assert hp._targets_cell(rows[:2], 20) == "all" and hp._targets_cell(rows[2:], 20) == "6 of 20"
+    cells = [hp._loss_cell(v) for v in (0.01476, 3.2e-6, -4e-16)]
+    assert cells == ["0.0148", "3.2e-06", "≤ 1e-12"]

@@ -12,8 +12,9 @@ The plan in population form (model (2), f = sum_h B_h . gamma^(h) - 1, target s)
 2. one attention step alpha'^(h) = -eta grad_{alpha^(h)} L_s(0, B0), its size set by the logit
    spread K it produces: eta = K / max_h (max_l - min_l) grad_{alpha^(h)}_l (a normalised step;
    Theorem 1 allows any eta), K in ``SPREADS``, one K for all targets, the one best for the
-   worst of them (which favours the plan).  Spread 64 is hard attention (weights e^-64 apart);
-   larger steps only stretch the gaps further.  The sample route's step eta_attention_one gives
+   worst of them (which favours the plan).  At spread 64 the extreme logits are e^-64 apart;
+   larger steps stretch every gap further, which can still lower the loss
+   (proofs/experiments.md).  The sample route's step eta_attention_one gives
    spreads of about 13, 60, 280 and 840 at d = 10, 20, 50, 100 (measured with B0 ~ N(0, 0.1^2)):
    beyond 64 the float64 engine's cost grows with the square of the spread, so those are not
    tried;
@@ -171,15 +172,30 @@ def markdown(rows: list[dict], mc: int) -> str:
         tried = f"> {max(r['H'] for r in at)}"
         best, by_acc = (str(h) if h is not None else tried
                         for h in (smallest(rows, d), smallest(rows, d, True)))
-        counted = {r["n_targets"] for r in at}
-        targets = "all" if counted == {d} else "/".join(map(str, sorted(counted))) + f" of {d}"
-        losses = " ".join(f"{r['H']}:{r['worst_loss']:.4f}" for r in at)
+        losses = " ".join(f"{r['H']}:{_loss_cell(r['worst_loss'])}" for r in at)
         accs = " ".join(f"{r['H']}:{r['worst_accuracy']:.3f} [{r['worst_accuracy.lower']:.3f}]"
                         for r in at)
         z = max(mc_z(t) for r in at for t in r["targets"])
-        lines.append(f"| {d} | {d ** 0.5:.1f} | {targets} | {best} | {by_acc} | {losses} | {accs} "
-                     f"| {z:.1f} |")
+        lines.append(f"| {d} | {d ** 0.5:.1f} | {_targets_cell(at, d)} | {best} | {by_acc} "
+                     f"| {losses} | {accs} | {z:.1f} |")
     return "\n".join(lines) + "\n"
+
+
+def _loss_cell(value: float) -> str:
+    """Four decimals; small losses in exponent form; below the engine's rounding as a bound."""
+    if value >= 1e-4:
+        return f"{value:.4f}"
+    return f"{value:.1e}" if value > ROUNDING else f"≤ {ROUNDING:.0e}"
+
+
+def _targets_cell(at: list[dict], d: int) -> str:
+    """"all", "4 of 50", or per H when the rows of one d differ ("all (H 1,2); 6 (H 16)")."""
+    counted = sorted({r["n_targets"] for r in at}, reverse=True)
+    name = {n: "all" if n == d else str(n) for n in counted}
+    if len(counted) == 1:
+        return "all" if counted[0] == d else f"{counted[0]} of {d}"
+    return "; ".join(f"{name[n]} (H {','.join(str(r['H']) for r in at if r['n_targets'] == n)})"
+                     for n in counted)
 
 
 def mc_z(target: dict) -> float:
