@@ -90,11 +90,21 @@ def test_row_takes_one_step_size_for_the_worst_target(monkeypatch):
     assert {t["target"]: t["loss"] for t in r["targets"]} == {0: 0.2, 1: 0.1}
 
 
-def test_the_step_has_the_stated_logit_spread():
-    d, s = 5, 0
-    B0 = np.random.default_rng(2).normal(0, 0.1, (3, d))
-    for K, (_, alphas, _) in hp.target_floors(d, s, B0).items():
-        assert np.ptp(alphas, axis=1).max() == pytest.approx(K, rel=1e-12)
+def _row(d, H, loss, acc_lower, n=3):
+    targets = [{"target": 0, "loss": loss, "mc_loss": loss, "mc_loss.se": 1.0}]
+    return {"d": d, "H": H, "worst_loss": loss, "reaches": loss <= hp.LOSS_LEVEL,
+            "worst_accuracy": acc_lower + 0.001, "worst_accuracy.lower": acc_lower,
+            "n_targets": n, "spread": 16.0, "targets": targets}
+
+
+def test_smallest_H_by_loss_and_by_accuracy_on_hand_made_rows():
+    """A non-monotone accuracy series: the smallest H is the first that qualifies."""
+    rows = [_row(5, 1, 0.3, 0.80), _row(5, 2, 0.2, 0.995), _row(5, 4, 0.1, 0.97),
+            _row(5, 8, 0.004, 0.999), _row(7, 1, 0.3, 0.5)]
+    assert hp.smallest(rows, 5) == 8 and hp.smallest(rows, 5, by_accuracy=True) == 2
+    assert hp.smallest(rows, 7) is None and hp.smallest(rows, 7, by_accuracy=True) is None
+    text = hp.markdown(rows, 1000)
+    assert "| 5 | 2.2 | 3 of 5 | 8 | 2 |" in text and "| 7 | 2.6 | 3 of 7 | > 1 | > 1 |" in text
 
 
 class _Serial:

@@ -12,7 +12,8 @@ The plan in population form (model (2), f = sum_h B_h . gamma^(h) - 1, target s)
 2. one attention step alpha'^(h) = -eta grad_{alpha^(h)} L_s(0, B0), its size set by the logit
    spread K it produces: eta = K / max_h (max_l - min_l) grad_{alpha^(h)}_l (a normalised step;
    Theorem 1 allows any eta), K in ``SPREADS``, one K for all targets, the one best for the
-   worst of them (which favours the plan).  At spread 64 the extreme logits are e^-64 apart;
+   worst of them (which favours the plan, as does eta differing by target through the
+   gradient's spread).  At spread 64 the extreme logits are e^-64 apart;
    larger steps stretch every gap further, which can still lower the loss
    (proofs/experiments.md).  The sample route's step eta_attention_one gives
    spreads of about 13, 60, 280 and 840 at d = 10, 20, 50, 100 (measured with B0 ~ N(0, 0.1^2)):
@@ -152,21 +153,27 @@ def smallest(rows: list[dict], d: int, by_accuracy: bool = False) -> int | None:
 def markdown(rows: list[dict], mc: int) -> str:
     lines = ["# Open question on the population loss: heads needed by A(1x)→O (occurrence)", "",
              "Model (2) with H heads. From zero logits and a random output B0 (N(0, 0.1²), drawn "
-             "before the target): one attention step, normalised to a logit spread K (one K for "
-             f"all targets, the best of {list(SPREADS)} for the worst target), then the best "
-             "output (a linear solve on the exact population loss).", "",
+             "before the target): one attention step, normalised to a logit spread K, then the "
+             "best output (a linear solve on the exact population loss, no norm limit). One K "
+             f"serves all targets, the best of {list(SPREADS)} for the worst target; the step "
+             "size η = K / (the gradient's spread) therefore differs by target. B0 and the "
+             "sampled targets are drawn anew for each row (d, H): one B0 draw per row.", "",
              f"* smallest H (loss): the worst loss is ≤ {LOSS_LEVEL:g}, which guarantees "
-             f"population accuracy ≥ {TARGET}; a run stops at the first such H;",
+             f"population accuracy ≥ {TARGET} for each target computed; a run stops at the "
+             "first such H; H is tried at powers of 2 only;",
              "* smallest H (accuracy): the worst target's Monte Carlo accuracy at the optimum "
              f"({mc} fresh words) has the lower end of its 95% Clopper-Pearson interval (in "
              f"brackets) ≥ {TARGET};",
              "* targets: every symbol, or a seeded sample (the worst is then over the sample);",
+             "* K: the spread kept, by H; a K at an end of the grid means a wider grid might "
+             "do better;",
              "* max MC z: the largest |Monte Carlo loss − engine loss| in standard errors over "
-             "all targets and H (a second route to the loss).", "",
+             "all targets and H. It checks the loss at the stepped logits, not the step itself "
+             "(tests check the step against two other routes).", "",
              "Written by `python -m verify.experiments.heads_population`.", "",
              "| d | sqrt(d) | targets | smallest H (loss) | smallest H (accuracy) "
-             "| worst loss by H | worst accuracy by H | max MC z |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| worst loss by H | worst accuracy by H | K by H | max MC z |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for d in sorted({r["d"] for r in rows}):
         at = sorted((r for r in rows if r["d"] == d), key=lambda r: r["H"])
         tried = f"> {max(r['H'] for r in at)}"
@@ -175,9 +182,10 @@ def markdown(rows: list[dict], mc: int) -> str:
         losses = " ".join(f"{r['H']}:{_loss_cell(r['worst_loss'])}" for r in at)
         accs = " ".join(f"{r['H']}:{r['worst_accuracy']:.3f} [{r['worst_accuracy.lower']:.3f}]"
                         for r in at)
+        spreads = " ".join(f"{r['H']}:{r['spread']:g}" for r in at)
         z = max(mc_z(t) for r in at for t in r["targets"])
         lines.append(f"| {d} | {d ** 0.5:.1f} | {_targets_cell(at, d)} | {best} | {by_acc} "
-                     f"| {losses} | {accs} | {z:.1f} |")
+                     f"| {losses} | {accs} | {spreads} | {z:.1f} |")
     return "\n".join(lines) + "\n"
 
 
