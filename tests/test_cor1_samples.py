@@ -240,9 +240,9 @@ def test_cor1_C_is_calibrated_on_cases_disjoint_from_the_judged_ones():
 
 def test_cor1_C_rule_at_c2():
     """proofs/constants.toml: at c = 2, d = 10, eps = 0.001 (a calibration case, the scan's seed,
-    R = 200) C = 2 falls short of 1 - 3/d^2 = 0.97 and 2 sqrt 2 meets it, so C(2) = 4 is a
-    margin of x1.41 there."""
+    R = 200) sqrt 2 falls short of 1 - 3/d^2 = 0.97 and C = 2 meets it, so C(2) = 4 is a
+    margin of x2 there."""
     c = constants(cor1__c="2")
     C, seen = cor1_samples.smallest_C(10, 0.001, c, 200, cor1_samples.seed_for(10, 0.001, salt=1),
-                                      grid=[2.0, 2 ** 1.5])
-    assert C == 2 ** 1.5 and seen[C]["k"] == 197 and seen[2.0]["k"] == 190
+                                      grid=[2 ** 0.5, 2.0])
+    assert C == 2.0 and seen[C]["k"] == 196 and seen[2 ** 0.5]["k"] == 181

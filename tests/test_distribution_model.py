@@ -125,6 +125,49 @@ def test_sample_counts_shape_and_marginals():
         assert _within_sigma(float(counts[:, i].mean()), mean_m / d, var_bound, N_SAMPLES)
 
 
+def _law_pvalue(rho: WordDistribution, counts: np.ndarray) -> float:
+    """Chi-square p-value of sampled count vectors against the exact masses P(C(w) = c)
+    (counts_probability): one cell per count vector of length <= 4, one for the longer words."""
+    from scipy.stats import chisquare
+
+    cells = [c for m in range(1, 5) for c in _compositions(m, rho.d)]
+    index = {c: i for i, c in enumerate(cells)}
+    observed = np.zeros(len(cells) + 1)
+    for row, n in zip(*np.unique(counts, axis=0, return_counts=True)):
+        observed[index.get(tuple(int(x) for x in row), len(cells))] += n
+    masses = [float(rho.counts_probability(c)) for c in cells]
+    expected = np.array(masses + [1.0 - sum(masses)]) * len(counts)
+    return float(chisquare(observed, expected).pvalue)
+
+
+@pytest.mark.parametrize("method", ["sample_symbol_counts", "sample_counts"])
+@pytest.mark.parametrize("d", [3, 5])
+def test_count_samplers_have_the_law_of_rho(d, method):
+    """Both samplers have the law of rho; their rows sum to the lengths the same generator
+    state gives (lengths are drawn first)."""
+    rho = WordDistribution(d)
+    counts = getattr(rho, method)(np.random.default_rng(77 + d), N_SAMPLES)
+    assert counts.shape == (N_SAMPLES, d) and counts.dtype == np.int64
+    lengths = rho.sample_lengths(np.random.default_rng(77 + d), N_SAMPLES)
+    assert np.array_equal(counts.sum(axis=1), lengths)
+    assert _law_pvalue(rho, counts) > 1e-4
+
+
+def test_the_law_test_sees_a_wrong_alphabet():
+    """The chi-square above rejects a sampler that never draws the last symbol."""
+    rho, rng = WordDistribution(3), np.random.default_rng(5)
+    lengths = rho.sample_lengths(rng, N_SAMPLES)
+    rows = np.repeat(np.arange(N_SAMPLES), lengths)
+    symbols = rng.integers(0, 2, size=int(lengths.sum()))  # the fault: symbols 0 and 1 only
+    counts = np.bincount(rows * 3 + symbols, minlength=N_SAMPLES * 3).reshape(N_SAMPLES, 3)
+    assert _law_pvalue(rho, counts) < 1e-10
+
+
+def test_symbol_counts_of_d2_are_single_letters():
+    counts = WordDistribution(2).sample_symbol_counts(np.random.default_rng(0), 1000)
+    assert np.all(counts.sum(axis=1) == 1) and 400 < counts[:, 0].sum() < 600
+
+
 def test_sampling_is_reproducible_and_empty_sizes():
     rho = WordDistribution(3)
     a = rho.sample_counts(np.random.default_rng(5), 50)

@@ -227,6 +227,16 @@ def test_float_path_matches_mpmath(d, s, seed, spread):
     assert np.allclose(b_f, _f(b_m), rtol=1e-8, atol=1e-8)
 
 
+@pytest.mark.parametrize("d, seed, spread", [(2, 41, 1.0), (3, 42, 3.0), (9, 43, 30.0),
+                                             (50, 44, 300.0), (200, 45, 600.0)])
+def test_loss_alone_is_the_loss_pass_bit_for_bit(d, seed, spread):
+    """loss_float (the Q integrands only) returns the loss pass's loss and error unchanged."""
+    rng = np.random.default_rng(seed)
+    alpha, beta, s = rng.normal(size=d) * spread, 2 * rng.normal(size=d), int(rng.integers(d))
+    ev, est = G.evaluate_float(d, s, alpha, beta), G.loss_float(d, s, alpha, beta)
+    assert (est.value, est.error) == (ev.loss, ev.loss_error)
+
+
 # ------------------------------------------------------------------------- (e) Monte Carlo
 
 

@@ -31,8 +31,9 @@ class FloorSearch:
     """min_beta L_s(alpha'_s, beta) for the targets of one beta0 and one eta on the float64 path,
     with counters (the max over s, F(beta0, eta), is taken by the caller)."""
 
-    def __init__(self, d: int):
+    def __init__(self, d: int, h: float = general.FLOAT_STEP):
         self.d = d
+        self.h = h  # the rule's step in ln t for the minima (the gradients at 0 use FLOAT_STEP)
         self.solves = 0
         self.gradients = 0
         self.evaluations = 0  # F evaluations (one beta0, one eta)
@@ -61,7 +62,7 @@ class FloorSearch:
         batch of the float engine."""
         pairs = [(float(eta), s) for eta in etas for s in grads]
         alphas = [compress(-eta * grads[s]) for eta, s in pairs]
-        values, _ = general.target_floors_batch(self.d, alphas, [s for _, s in pairs])
+        values, _ = general.target_floors_batch(self.d, alphas, [s for _, s in pairs], self.h)
         self.solves += len(pairs)
         self.evaluations += len(etas)
         out = [{} for _ in etas]

@@ -9,8 +9,8 @@ Plan (Section 4, with empirical instead of population gradients), from alpha = b
 * Phase 3: T steps ``beta <- beta - eta3 grad_beta R_3(alpha', beta)`` from ``beta'`` on N3 fresh
   words.
 
-Everything goes through count vectors (:meth:`WordDistribution.sample_counts`, O(d) per word of
-any length).  At alpha = 0 the attention is ``gamma = C/m``.  The Phase-3 risk is quadratic in
+Everything goes through count vectors (:meth:`WordDistribution.sample_symbol_counts`: each
+word's symbols drawn and counted, d - 1 per word on average).  At alpha = 0 the attention is ``gamma = C/m``.  The Phase-3 risk is quadratic in
 beta: with ``Gamma`` the (N3, d) attention matrix at alpha', ``M = Gamma^T Gamma/N3`` and
 ``v = Gamma^T (1 + y)/N3``, ``grad_beta R_3 = M beta - v``.  In the eigenbasis of ``M``
 (``lambda_k`` in [0, 1] since ``|gamma|_2 <= |gamma|_1 = 1``) T steps are exact in closed form:
@@ -28,7 +28,7 @@ the Phases 1-2 words and the Phase-3 words.  Words are drawn in blocks of BLOCK 
 so the first N words of a stream do not depend on how many are drawn later: runs with different
 N (or different R) share their samples (common random numbers for scans over N).
 
-Population risk of the learned parameters: :func:`verify.engine.general.evaluate_float`
+Population risk of the learned parameters: :func:`verify.engine.general.loss_float`
 (alpha' is not background-symmetric); points whose risk lies within ``band`` (relative) of a
 given threshold, or whose float error estimate straddles it, are re-evaluated with the mpmath
 path :func:`verify.engine.general.loss`.
@@ -71,7 +71,8 @@ __all__ = [
     "repetitions_for_power",
 ]
 
-BLOCK = 64  # words per draw call; the prefix property holds at any N
+BLOCK = 256  # words per draw call; the prefix property holds at any N
+TINY = 1e-250  # see _softmax_counts
 CHUNK_ELEMENTS = 4_000_000  # float64 elements of count arrays held per batch of repetitions
 
 
@@ -118,7 +119,7 @@ def draw_counts(dist: WordDistribution, rng: np.random.Generator, n: int) -> np.
     """The first n words of the stream ``rng`` as count vectors (n, d), drawn in blocks of BLOCK
     (so the first n words are the same whatever is drawn after them)."""
     blocks = -(-n // BLOCK)
-    return np.concatenate([dist.sample_counts(rng, BLOCK) for _ in range(blocks)])[:n]
+    return np.concatenate([dist.sample_symbol_counts(rng, BLOCK) for _ in range(blocks)])[:n]
 
 
 def draw_samples(d: int, seed: int, R: int, N1: int, N3: int, first: int = 0,
@@ -141,12 +142,24 @@ def _positive(counts: np.ndarray, s: int) -> np.ndarray:
 
 
 def _softmax_counts(counts: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-    """gamma = C e^alpha / sum C e^alpha, batched: counts (R, N, d), alpha (R, d)."""
-    logits = alpha[:, None, :]
-    present = counts > 0
-    shift = np.where(present, logits, -np.inf).max(axis=-1, keepdims=True)
-    w = counts * np.exp(np.where(present, logits - shift, -np.inf))
-    return w / w.sum(axis=-1, keepdims=True)
+    """gamma = C e^alpha / sum C e^alpha, batched: counts (R, N, d), alpha (R, d).
+
+    The weights e^(alpha - max alpha) are formed once per repetition.  A word whose weights sum
+    below TINY (every symbol it holds lies more than ~570 below the repetition's largest
+    logit, where the weights lose precision or underflow) is recomputed with its own shift, the
+    largest logit among its symbols."""
+    e = np.exp(alpha - alpha.max(axis=-1, keepdims=True))[:, None, :]
+    w = counts * e
+    total = w.sum(axis=-1, keepdims=True)
+    low = total[..., 0] < TINY
+    if low.any():
+        r, n = np.nonzero(low)
+        c, logits = counts[r, n], alpha[r]
+        present = c > 0
+        shift = np.where(present, logits, -np.inf).max(axis=-1, keepdims=True)
+        w[r, n] = c * np.exp(np.where(present, logits - shift, -np.inf))
+        total[r, n] = w[r, n].sum(axis=-1, keepdims=True)
+    return w / total
 
 
 def _weighted_sum(w: np.ndarray, gamma: np.ndarray) -> np.ndarray:
@@ -297,8 +310,8 @@ def population_risk(d: int, s: int, alpha, beta, threshold: float | None = None,
     beta = np.asarray(beta, dtype=np.float64)
     if not (np.all(np.isfinite(alpha)) and np.all(np.isfinite(beta))):
         return RiskValue(math.inf, 0.0, "non-finite parameters")
-    ev = general.evaluate_float(d, s, alpha, beta)
-    value, error = ev.loss, ev.loss_error
+    est = general.loss_float(d, s, alpha, beta)
+    value, error = est.value, est.error
     if threshold is not None and (abs(value - threshold) <= band * threshold
                                   or abs(value - threshold) <= error):
         att = general.GeneralAttention.from_alpha(d, s, [float(a) for a in alpha], dps)

@@ -34,6 +34,9 @@ from .thm1_steps import STEPS
 # --------------------------------------------------------------------------- search settings
 
 ETA_RANGE = (1e-3, 1e6)
+# float64 trapezoid step in ln t of the searches' minima (FLOAT_STEP = 0.125 elsewhere; the worst
+# point found is re-evaluated at `dps` digits), as prop2, prop3 and prop4 search
+SEARCH_STEP = 0.25
 SYMMETRIC_FROM = 20  # from this d, background-symmetric worst cases are re-evaluated by the
 # four-scalar engine (its one-off SymPy set-up, ~6 s, beats the general engine's O(d^2) nodes)
 
@@ -103,7 +106,7 @@ def search_floor(d: int, seed: int, random: int, starts: int, evals: int, n_eta:
 
     rng = np.random.default_rng([seed, d])
     etas = np.logspace(math.log10(ETA_RANGE[0]), math.log10(ETA_RANGE[1]), n_eta)
-    fs = FloorSearch(d)
+    fs = FloorSearch(d, SEARCH_STEP)
     best = SearchResult.empty(d)
     learnable = dict(value=math.inf)
     configs = list(structured_outputs(d))
@@ -225,7 +228,7 @@ def large_output_search(d: int, seed: int, random: int, n_eta: int, evals: int) 
 
     rng = np.random.default_rng([seed, d, 3])
     etas = np.logspace(math.log10(ETA_RANGE[0]), math.log10(ETA_RANGE[1]), n_eta)
-    fs = FloorSearch(d)
+    fs = FloorSearch(d, SEARCH_STEP)
     best = SearchResult.empty(d)
     count = dict(solves=0)
 
@@ -235,7 +238,8 @@ def large_output_search(d: int, seed: int, random: int, n_eta: int, evals: int) 
         low = math.inf
         pairs = [(eta, s) for eta in etas for s in targets]  # one batch of the float engine
         Ms, ms = general.target_moments_batch(d, [compress(-float(eta) * grads[s])
-                                                  for eta, s in pairs], [s for _, s in pairs])
+                                                  for eta, s in pairs], [s for _, s in pairs],
+                                              SEARCH_STEP)
         for (eta, s), M, m in zip(pairs, Ms, ms):
             value, beta = constrained_output_float(M, m, s, d / 4)
             count["solves"] += 1

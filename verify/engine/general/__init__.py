@@ -38,7 +38,7 @@ from .backends import FLOAT_STEP, FloatGrid, float_grid
 from .heads import (FLOAT_THETA_STEP, FloatHeadMoments, HeadMoments, head_moments,
                     head_moments_float, heads_loss)
 from .loss import (Evaluation, FloatEvaluation, GradientTerms, attention_gradient_terms,
-                   evaluate_attention, evaluate_float, evaluate_grid, loss_estimate)
+                   evaluate_attention, evaluate_float, evaluate_grid, loss_estimate, loss_float)
 from .moments import (FloatMoments, GeneralMoments, attention_moments, float_attention_grid,
                       moments, moments_float, second_diagonal_float, target_moments_batch,
                       target_moments_float)
@@ -51,7 +51,7 @@ __all__ = [
     "GeneralAttention", "attention_moments", "evaluate_attention", "loss_estimate",
     "attention_gradient_terms", "attention_optimum", "FloatGrid", "float_attention_grid",
     "target_system_float", "target_floors_float", "FloatHeadMoments", "target_moments_batch",
-    "target_floors_batch", "evaluate_grid",
+    "target_floors_batch", "evaluate_grid", "loss_float",
     # the former module's names
     "GeneralMoments", "Evaluation", "GradientTerms", "OutputOptimum", "moments", "evaluate",
     "loss_and_grad", "loss", "gradient_terms", "solve_output", "best_output", "FloatMoments",
