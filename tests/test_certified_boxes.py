@@ -194,3 +194,79 @@ def test_a_box_budget_leaves_the_rest_unreached_and_undecided():
     whole = boxes.branch_and_bound("prop1", boxes.log_box(10, 11, 0.1, 0.12), consts, 96, 30)
     assert whole.status is True and whole.certified_share() == pytest.approx(1.0)
     assert "% of the box" not in whole.summary()
+
+
+# ----------------------------------------------------------- starting from a certificate's leaves
+
+SEEDED = boxes.log_box(10, 60, 0.05, 0.5)
+
+
+@pytest.fixture(scope="module")
+def seeded_certificate():
+    run = boxes.branch_and_bound("prop1", SEEDED, CONSTANTS, 96, 30, max_boxes=400)
+    assert run.status is True and len(run.leaves) > 4
+    return run, json.loads(json.dumps(certificate.certificate(run, CONSTANTS)))
+
+
+def _counting(monkeypatch) -> list:
+    judged = []
+    real = boxes.judge_box
+
+    def judge(group, box, *args, **kwargs):
+        judged.append(box)
+        return real(group, box, *args, **kwargs)
+
+    monkeypatch.setattr(boxes, "judge_box", judge)
+    return judged
+
+
+def test_a_run_from_a_certificate_has_the_same_leaves_for_half_the_boxes(seeded_certificate,
+                                                                       monkeypatch):
+    run, data = seeded_certificate
+    start = certificate.seed(data, "prop1", SEEDED, CONSTANTS, 96, "centred", 30, 400)
+    judged = _counting(monkeypatch)
+    again = boxes.branch_and_bound("prop1", SEEDED, CONSTANTS, 96, 30, max_boxes=400, start=start)
+    assert [(l.box, l.depth, l.status, l.margins) for l in again.leaves] == \
+        [(l.box, l.depth, l.status, l.margins) for l in run.leaves]
+    assert again.summary(timed=False) == run.summary(timed=False)
+    assert len(judged) == len(run.leaves) < 2 * len(run.leaves) - 1
+
+
+@pytest.mark.parametrize("change", ["constants", "code", "root", "leaf lost", "leaf undecided",
+                                    "budget", "depth"])
+def test_a_certificate_that_a_run_would_not_end_with_is_not_used(seeded_certificate, change,
+                                                                 monkeypatch):
+    _, data = seeded_certificate
+    data, consts, root, budget, depth = copy.deepcopy(data), CONSTANTS, SEEDED, 400, 30
+    if change == "constants":
+        consts = dict(CONSTANTS, **{"prop1.attention_constant": Fraction(5)})
+    elif change == "code":
+        monkeypatch.setattr(certificate, "code_fingerprint", lambda: "another")
+    elif change == "root":
+        root = boxes.log_box(10, 61, 0.05, 0.5)
+    elif change == "leaf lost":
+        data["leaves"].pop(1)
+    elif change == "leaf undecided":
+        data["leaves"][0]["status"] = "undecided"
+    elif change == "budget":
+        budget = len(data["leaves"])
+    else:
+        depth = 1
+    assert certificate.seed(data, "prop1", root, consts, 96, "centred", depth, budget) is None
+
+
+def test_the_registered_box_starts_from_a_matching_certificate_in_the_folder(seeded_certificate,
+                                                                           tmp_path, monkeypatch):
+    from verify.certify import outcomes
+
+    run, data = seeded_certificate
+    (tmp_path / "prop1-test.json").write_text(json.dumps(data))
+    case = outcomes._case(10, 60, 0.05, 0.5, 400)
+    monkeypatch.setattr(outcomes, "CERTIFICATES", tmp_path / "none")
+    judged = _counting(monkeypatch)
+    plain = outcomes.judge_certified("prop1", case, CONSTANTS)
+    from_root = len(judged)
+    monkeypatch.setattr(outcomes, "CERTIFICATES", tmp_path)
+    seeded = outcomes.judge_certified("prop1", case, CONSTANTS)
+    assert seeded == plain and plain.passed is True
+    assert len(judged) - from_root == len(run.leaves) < from_root

@@ -160,17 +160,20 @@ def split(box: Box) -> tuple[Box, Box]:
 
 def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
                      max_depth: int = 24, seconds: float | None = None,
-                     max_boxes: int | None = None, method: str = "centred") -> Run:
+                     max_boxes: int | None = None, method: str = "centred",
+                     start: list[tuple[Box, int]] | None = None) -> Run:
     """Certify every claim of ``group`` over ``root``; after ``seconds``, or after ``max_boxes``
     boxes have been judged (a budget that gives the same answer on any machine), the boxes not
-    yet judged are reported undecided (status ``unreached``)."""
+    yet judged are reported undecided (status ``unreached``).  ``start``: (box, depth) pairs
+    that tile the root (a certificate's leaves, :func:`verify.certify.certificate.seed`) to
+    begin from instead of the root: every one is judged and split as any box."""
     run = Run(group, root, bits, method=method)
-    start = time.perf_counter()
-    queue = deque([(root, 0)])  # breadth first: a budget cut leaves the hard corners, not the
+    began = time.perf_counter()
+    queue = deque(start or [(root, 0)])  # breadth first: a budget cut leaves the hard corners, not the
     judged = 0                   # rest of the box, unreached
     while queue:
         box, depth = queue.popleft()
-        if (seconds is not None and time.perf_counter() - start > seconds) or \
+        if (seconds is not None and time.perf_counter() - began > seconds) or \
                 (max_boxes is not None and judged >= max_boxes):
             run.leaves.append(Leaf(box, depth, "unreached", {}))
             continue
@@ -181,7 +184,7 @@ def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
             queue += [(lo, depth + 1), (hi, depth + 1)]
             continue
         run.leaves.append(Leaf(box, depth, status, pairs))
-    run.seconds = time.perf_counter() - start
+    run.seconds = time.perf_counter() - began
     return run
 
 

@@ -85,6 +85,45 @@ def coverage_problems(root: Box, boxes: list[Box]) -> list[str]:
     return out
 
 
+def seed(data: dict, group: str, root: Box, constants, bits: int, method: str,
+         max_depth: int, max_boxes: int | None) -> list[tuple[Box, int]] | None:
+    """A certificate's leaves as (box, depth) pairs to start a branch and bound from, when they
+    are what a run from ``root`` would end with: the same group, root, constants, precision,
+    method and code, every leaf certified, none deeper than ``max_depth``, and the run from the
+    root within ``max_boxes`` judged boxes (2 leaves - 1: every split box and every leaf).  The
+    run then judges each leaf once, certifies it as the run from the root would, and returns the
+    same leaves in the same order: the same outcome for about half the boxes judged.  None
+    otherwise (or when the leaves do not tile the root)."""
+    leaves = data.get("leaves") or []
+    values = getattr(constants, "untracked", lambda: constants)()  # comparing is not reading
+    if (data.get("format") != FORMAT or data.get("group") != group
+            or data.get("root") != _hex_box(root) or data.get("bits") != bits
+            or data.get("method") != method or data.get("code") != code_fingerprint()
+            or data.get("constants") != {k: str(v) for k, v in sorted(values.items())}
+            or any(leaf.get("status") != "certified" or leaf.get("depth", max_depth + 1) > max_depth
+                   for leaf in leaves)
+            or not leaves or (max_boxes is not None and 2 * len(leaves) - 1 > max_boxes)):
+        return None
+    boxes = [_box(leaf["box"]) for leaf in leaves]
+    if coverage_problems(root, boxes):
+        return None
+    return [(box, int(leaf["depth"])) for box, leaf in zip(boxes, leaves)]
+
+
+def seed_from(folder: Path, group: str, root: Box, constants, bits: int, method: str,
+              max_depth: int, max_boxes: int | None) -> list[tuple[Box, int]] | None:
+    """:func:`seed` from the first certificate of ``group`` in ``folder`` that gives one."""
+    for path in sorted(folder.glob(f"{group}-*.json")):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        found = seed(data, group, root, constants, bits, method, max_depth, max_boxes)
+        if found is not None:
+            return found
+    return None
+
+
 def _recheck_leaf(item: tuple) -> list[str]:
     index, group, box, stored, constants, bits, method = item
     status, pairs = judge_box(group, box, constants, bits, method, corners=True)

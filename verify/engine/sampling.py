@@ -41,7 +41,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 from scipy.stats import beta as scipy_beta
