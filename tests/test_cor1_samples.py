@@ -246,3 +246,25 @@ def test_cor1_C_rule_at_c2():
     C, seen = cor1_samples.smallest_C(10, 0.001, c, 200, cor1_samples.seed_for(10, 0.001, salt=1),
                                       grid=[2 ** 0.5, 2.0])
     assert C == 2.0 and seen[C]["k"] == 196 and seen[2 ** 0.5]["k"] == 181
+
+
+@pytest.mark.parametrize("spread", [0.0, 30.0, 1000.0, 5000.0])
+def test_phase3_attention_matches_the_per_word_softmax(spread):
+    """_softmax_counts (weights formed once per repetition, words below TINY recomputed with
+    their own shift) against the softmax of each word with its own largest logit: at spreads
+    beyond 575 every word without the top symbols takes the second path.  Agreement to 1e-12
+    relative and 1e-15 absolute: a weight below 2e-308 times the repetition's largest is
+    subnormal, so a component under about 1e-150 may keep only a few digits (it enters every
+    later sum as an absolute amount)."""
+    rng = np.random.default_rng(3)
+    R, N, d = 3, 40, 6
+    counts = rng.integers(0, 3, size=(R, N, d)).astype(np.float64)
+    counts[counts.sum(axis=-1) == 0] = 1.0
+    alpha = -spread * rng.random((R, d))
+    got = sampling._softmax_counts(counts, alpha)
+    for r in range(R):
+        for n in range(N):
+            present = counts[r, n] > 0
+            top = alpha[r][present].max()
+            w = np.where(present, counts[r, n] * np.exp(np.where(present, alpha[r] - top, 0.0)), 0.0)
+            assert np.allclose(got[r, n], w / w.sum(), rtol=1e-12, atol=1e-15)
