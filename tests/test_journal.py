@@ -6,8 +6,8 @@ import pytest
 
 from verify.checks import Evidence, Outcome
 from verify.cli import main
-from verify.journal import (Journal, JournalError, code_fingerprint, outcome_from_record,
-                            outcome_record, run_key)
+from verify.journal import (Journal, JournalError, Timing, code_fingerprint,
+                            outcome_from_record, outcome_record, run_key)
 
 KEY = run_key("quick", {"prop3.c2": "1/10"}, {})
 
@@ -15,8 +15,24 @@ KEY = run_key("quick", {"prop3.c2": "1/10"}, {})
 def test_record_round_trip_keeps_every_field():
     outcome = Outcome("d=3", None, float("inf"), Evidence.SEARCH, "detail", "difference",
                       {"floor": 0.25, "worst": "s=2"})
-    where, back, seconds = outcome_from_record(outcome_record("prop3.floor", "d=3", outcome, 1.5))
-    assert where == ("prop3.floor", "d=3") and back == outcome and seconds == 1.5
+    where, back, timing = outcome_from_record(outcome_record("prop3.floor", "d=3", outcome, 1.5))
+    assert where == ("prop3.floor", "d=3") and back == outcome and timing == Timing(1.5, None)
+    _, _, timing = outcome_from_record(outcome_record("prop3.floor", "d=3", outcome,
+                                                      Timing(1.5, 1.25)))
+    assert timing == Timing(1.5, 1.25)
+
+
+def test_a_run_journals_each_cases_cpu_time(tmp_path):
+    """The runner records the CPU time of the process that judged each case beside its wall
+    time, and the JSON report sums both per check under ``timings``."""
+    journal, report = tmp_path / "j.jsonl", tmp_path / "r.json"
+    assert main(["check", "prop3.floor", "--profile", "quick", "--workers", "1",
+                 "--journal", str(journal), "--json", str(report)]) == 0
+    records = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    assert records and all(r["cpu_seconds"] > 0 for r in records)
+    timings = json.loads(report.read_text())["timings"]
+    assert timings["cpu_seconds"]["prop3.floor"] == pytest.approx(
+        sum(r["cpu_seconds"] for r in records), abs=0.01)
 
 
 def test_resume_reads_records_and_drops_a_cut_last_line(tmp_path):
@@ -122,7 +138,7 @@ def _slow_first_group(group):
     result_id, items, _ = group
     if items[0][1].label == FIRST_LABEL:
         time.sleep(3)
-    return [(check_id, case.label, Outcome(case.label, True, 1.0, Evidence.NUMERIC), 0.0)
+    return [(check_id, case.label, Outcome(case.label, True, 1.0, Evidence.NUMERIC), Timing(0.0))
             for check_id, case in items]
 
 

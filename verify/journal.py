@@ -12,7 +12,7 @@ import hashlib
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from .checks import Evidence, Outcome
 
@@ -43,17 +43,30 @@ def run_key(profile: str, constants: Mapping[str, str], options: Mapping[str, ob
             "code": code if code is not None else code_fingerprint()}
 
 
-def outcome_record(check_id: str, label: str, outcome: Outcome, seconds: float) -> str:
+class Timing(NamedTuple):
+    """What judging one case cost: wall-clock seconds and the CPU-seconds of the process that
+    judged it (``time.process_time``: every thread of that process; ``None`` in a record written
+    before the runner measured it)."""
+
+    seconds: float
+    cpu: float | None = None
+
+
+def outcome_record(check_id: str, label: str, outcome: Outcome, timing: Timing | float) -> str:
     data = asdict(outcome)
     data["evidence"] = outcome.evidence.value
-    return json.dumps({"check": check_id, "case": label, "seconds": seconds, "outcome": data})
+    timing = Timing(*timing) if isinstance(timing, tuple) else Timing(timing)
+    return json.dumps({"check": check_id, "case": label, "seconds": timing.seconds,
+                       "cpu_seconds": timing.cpu, "outcome": data})
 
 
-def outcome_from_record(line: str) -> tuple[tuple[str, str], Outcome, float]:
+def outcome_from_record(line: str) -> tuple[tuple[str, str], Outcome, Timing]:
     record = json.loads(line)
     data = dict(record["outcome"])
     data["evidence"] = Evidence(data["evidence"])
-    return (record["check"], record["case"]), Outcome(**data), float(record["seconds"])
+    cpu = record.get("cpu_seconds")
+    return ((record["check"], record["case"]), Outcome(**data),
+            Timing(float(record["seconds"]), None if cpu is None else float(cpu)))
 
 
 class Journal:
@@ -62,7 +75,7 @@ class Journal:
 
     def __init__(self, path: Path, key: dict) -> None:
         self.path = path
-        self.done: dict[tuple[str, str], tuple[Outcome, float]] = {}
+        self.done: dict[tuple[str, str], tuple[Outcome, Timing]] = {}
         if path.exists() and path.stat().st_size > 0:
             self._load(key)
         else:
@@ -79,15 +92,16 @@ class Journal:
                                "options or code; remove it or choose another journal")
         for number, line in enumerate(lines[1:], start=2):
             try:
-                where, outcome, seconds = outcome_from_record(line)
+                where, outcome, timing = outcome_from_record(line)
             except (json.JSONDecodeError, KeyError, TypeError, ValueError):
                 if number == len(lines):  # a run stopped while writing its last line
                     self.path.write_text("\n".join(lines[:-1]) + "\n")
                     break
                 raise JournalError(f"{self.path}, line {number}: unreadable record") from None
-            self.done[where] = (outcome, seconds)
+            self.done[where] = (outcome, timing)
 
-    def record(self, check_id: str, label: str, outcome: Outcome, seconds: float) -> None:
+    def record(self, check_id: str, label: str, outcome: Outcome, timing: Timing | float) -> None:
+        timing = Timing(*timing) if isinstance(timing, tuple) else Timing(timing)
         with self.path.open("a") as handle:
-            handle.write(outcome_record(check_id, label, outcome, seconds) + "\n")
-        self.done[(check_id, label)] = (outcome, seconds)
+            handle.write(outcome_record(check_id, label, outcome, timing) + "\n")
+        self.done[(check_id, label)] = (outcome, timing)

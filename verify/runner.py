@@ -13,7 +13,7 @@ from . import executors, memo
 from .checks import (Calibration, Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile,
                      Result)
 from .constants import Tracked
-from .journal import Journal
+from .journal import Journal, Timing
 from .results import EXPERIMENTS, REGISTRY
 
 
@@ -23,9 +23,14 @@ class CheckReport:
     check: Check
     outcomes: list[Outcome] = field(default_factory=list)
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # the judging processes' CPU time (cases journaled without it: 0)
     expected: int | None = None  # cases in the check's range (None: every case was judged)
     params: dict[str, Mapping[str, object]] = field(default_factory=dict)  # case label -> params
     case_reads: frozenset[str] = frozenset()  # constants read while listing the cases
+
+    def add_time(self, timing: Timing) -> None:
+        self.seconds += timing.seconds
+        self.cpu_seconds += timing.cpu or 0.0
 
     @property
     def reads(self) -> frozenset[str]:
@@ -132,7 +137,7 @@ def list_cases(check: Check, profile: Profile, constants: Constants,
     return check.cases(profile, view, options), frozenset(view.reads)
 
 
-def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, str, Outcome, float]]:
+def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, str, Outcome, Timing]]:
     """Judge several checks of one result on one case in one process, so that work they share
     (a training plan, a moment set) is computed once and reused through the engine's caches."""
     result_id, items, constants = group
@@ -141,9 +146,10 @@ def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tup
     checks = {c.id: c for c in by_id(result_id).checks}
     out = []
     for check_id, case in items:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         outcome = memo.judge(checks[check_id], case, constants)
-        out.append((check_id, case.label, outcome, time.perf_counter() - start))
+        out.append((check_id, case.label, outcome,
+                    Timing(time.perf_counter() - start, time.process_time() - cpu)))
     return out
 
 
@@ -206,9 +212,9 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
                 order[(check.id, case.label)] = index
                 reports[check.id].params[case.label] = case.params
                 if (check.id, case.label) in recorded:
-                    outcome, secs = recorded[(check.id, case.label)]
+                    outcome, timing = recorded[(check.id, case.label)]
                     reports[check.id].outcomes.append(outcome)
-                    reports[check.id].seconds += secs
+                    reports[check.id].add_time(timing)
                 elif judge:
                     groups.setdefault((result.id, case.label), []).append((check.id, case))
     tasks = longest_first([(rid, items, dict(constants)) for (rid, _), items in groups.items()],
@@ -221,11 +227,11 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
     stream = executor.completed(partial(memo.serving, store, _run_group), tasks)
     try:
         for finished in stream:
-            for check_id, label, outcome, secs in finished:
+            for check_id, label, outcome, timing in finished:
                 if journal:
-                    journal.record(check_id, label, outcome, secs)
+                    journal.record(check_id, label, outcome, timing)
                 reports[check_id].outcomes.append(outcome)
-                reports[check_id].seconds += secs
+                reports[check_id].add_time(timing)
             done += len(finished)
             if progress:
                 progress(done, total)
