@@ -66,7 +66,7 @@ FULL_REPRESENTATIVE = {
     "thm1.large_output": ("thm1.large_output", {"d": [32]}, 0, {"random": 2, "evals": 0}),
     "thm1.floor": ("thm1.floor", {"d": [16]}, 0, {"random": 1, "starts": 1, "evals": 20}),
     "cor1": ("cor1.samples", {}, 150, {}),
-    "cor1.d100": ("cor1.samples", {"d": [100], "eps": [0.001]}, 1, {}),  # c = 1, R = 220
+    "cor1.d100": ("cor1.samples", {"d": [100], "eps": [0.001]}, 1, {}),  # c = 1, R = 230
     "cor1.d200": ("cor1.samples", {"d": [200], "eps": [0.9]}, 0, {}),  # c = 1/2, R = 780
     "prop2.d25": ("prop2.floor", {"d": [25]}, 0, {"random": 1, "nm_starts": 0}),
     "prop1.box": ("prop1.certified_box", {}, 0, {}),  # the whole box (a certificate's, after)

@@ -133,10 +133,40 @@ def test_statistical_verdict_fails_passes_or_is_undecided():
     goal = 0.7
     assert cor1_samples.verdict(50, 100, goal, c)[0] is False  # upper end < 0.7
     R = cor1_samples.repetitions(goal, c)
-    assert sampling.power_to_reject(goal, 0.65, R) >= 0.9 > sampling.power_to_reject(goal, 0.65, R - 10)
+
+    def powers(n):
+        return sampling.power_to_reject(goal, 0.65, n), sampling.power_to_confirm(0.65, goal, n)
+
+    assert min(powers(R)) >= 0.9 > min(powers(R - 10))
     assert cor1_samples.verdict(R, R, goal, c)[0] is True
     assert cor1_samples.verdict(int(0.68 * R), R, goal, c)[0] is None  # neither end decides
     assert cor1_samples.verdict(20, 20, goal, c)[0] is None  # all succeed, but underpowered
+
+
+def test_the_R_rule_makes_a_pass_reachable_near_one():
+    """At pi = 1 - 3/100^2 the power to reject alone is reached at R = 50, where even 50 of 50
+    have a CP lower end (0.929) below the pass line pi - delta = 0.9497: the case could never
+    pass.  The rule also asks for power to pass when the claim holds with P = pi."""
+    c = constants()
+    goal = cor1_samples.target(100, c, 2)
+    delta = cor1_samples.indifference(goal, c)
+    assert sampling.power_to_reject(goal, goal - delta, 50) >= 0.9  # the one-sided rule's R
+    assert sampling.power_to_confirm(goal - delta, goal, 50) == 0.0
+    assert cor1_samples.verdict(50, 50, goal, c)[0] is None
+    R = cor1_samples.repetitions(goal, c)
+    assert R == 80 and sampling.clopper_pearson(R, R)[0] >= goal - delta
+    assert cor1_samples.verdict(R, R, goal, c)[0] is True
+
+
+def test_power_to_confirm_is_the_binomial_mass_of_the_passing_counts():
+    from scipy.stats import binom
+
+    n, line, truth = 37, 0.8, 0.93
+    direct = sum(binom.pmf(k, n, truth) for k in range(n + 1)
+                 if sampling.clopper_pearson(k, n)[0] >= line)
+    assert 0 < direct < 1
+    assert sampling.power_to_confirm(line, truth, n) == pytest.approx(direct, abs=1e-12)
+    assert sampling.power_to_confirm(0.99, truth, n) == 0.0  # 37/37 stays below 0.99
 
 
 def test_vacuous_target_is_not_a_pass():

@@ -51,11 +51,16 @@ class Timing(NamedTuple):
     seconds: float
     cpu: float | None = None
 
+    @classmethod
+    def of(cls, timing: Timing | float) -> Timing:
+        """A timing, or wall seconds alone (the CPU time unknown)."""
+        return timing if isinstance(timing, Timing) else cls(float(timing))
+
 
 def outcome_record(check_id: str, label: str, outcome: Outcome, timing: Timing | float) -> str:
     data = asdict(outcome)
     data["evidence"] = outcome.evidence.value
-    timing = Timing(*timing) if isinstance(timing, tuple) else Timing(timing)
+    timing = Timing.of(timing)
     return json.dumps({"check": check_id, "case": label, "seconds": timing.seconds,
                        "cpu_seconds": timing.cpu, "outcome": data})
 
@@ -101,7 +106,7 @@ class Journal:
             self.done[where] = (outcome, timing)
 
     def record(self, check_id: str, label: str, outcome: Outcome, timing: Timing | float) -> None:
-        timing = Timing(*timing) if isinstance(timing, tuple) else Timing(timing)
+        timing = Timing.of(timing)
         with self.path.open("a") as handle:
             handle.write(outcome_record(check_id, label, outcome, timing) + "\n")
         self.done[(check_id, label)] = (outcome, timing)

@@ -374,6 +374,14 @@ def _upper_ends(n: int, level: float) -> np.ndarray:
     return np.where(k == n, 1.0, up)
 
 
+def _lower_ends(n: int, level: float) -> np.ndarray:
+    """The CP lower end for k = 0..n (vectorised, as :func:`_upper_ends`)."""
+    k = np.arange(n + 1)
+    with np.errstate(invalid="ignore"):
+        lo = scipy_beta.ppf((1 - level) / 2, np.maximum(k, 1), n - k + 1)
+    return np.where(k == 0, 0.0, lo)
+
+
 def power_to_reject(goal: float, alternative: float, n: int, level: float = 0.95) -> float:
     """P(CP upper end < goal) for n trials with true probability ``alternative``: the chance that
     the test "FAIL when the upper end is below the goal" detects a shortfall of that size."""
@@ -381,12 +389,24 @@ def power_to_reject(goal: float, alternative: float, n: int, level: float = 0.95
     return 0.0 if rejecting.size == 0 else float(binom.cdf(rejecting[-1], n, alternative))
 
 
+def power_to_confirm(line: float, truth: float, n: int, level: float = 0.95) -> float:
+    """P(CP lower end >= line) for n trials with true probability ``truth``: the chance that the
+    test "PASS when the lower end reaches the line" confirms a claim that holds with P = truth
+    (0 when even n successes of n stay below the line)."""
+    confirming = np.nonzero(_lower_ends(n, level) >= line)[0]
+    return 0.0 if confirming.size == 0 else float(binom.sf(confirming[0] - 1, n, truth))
+
+
 def repetitions_for_power(goal: float, alternative: float, power: float = 0.9,
                           level: float = 0.95, step: int = 10, cap: int = 4000) -> int:
-    """The smallest multiple of ``step`` (at least ``step``, at most ``cap``) whose exact power
-    against ``alternative`` is >= ``power``; ``cap`` when none is (the caller reports the power it
-    reaches)."""
+    """The smallest multiple of ``step`` (at least ``step``, at most ``cap``) at which the exact
+    test decides both ways with probability >= ``power``: it rejects "P >= goal" when the truth
+    is ``alternative`` (:func:`power_to_reject`) and its lower end reaches ``alternative`` when
+    the truth is ``goal`` (:func:`power_to_confirm`); ``cap`` when none is (the caller reports
+    the powers it reaches).  Power to reject alone is not enough: near goal = 1 it is reached at
+    an n where even n successes of n cannot pass."""
     for n in range(step, cap + 1, step):
-        if power_to_reject(goal, alternative, n, level) >= power:
+        if (power_to_reject(goal, alternative, n, level) >= power
+                and power_to_confirm(alternative, goal, n, level) >= power):
             return n
     return cap

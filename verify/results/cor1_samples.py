@@ -20,9 +20,10 @@ eta2, T, N1 and N3 twice their minimum) at c = 2.
 Statistical evidence (an exact binomial test on R seeded repetitions): the claim "P(success) >=
 pi", pi = 1 - 3 d^-c, FAILS when the 95% Clopper-Pearson upper end is < pi (the data reject it),
 PASSES when the lower end is >= pi - delta (delta = min(cor1.delta, pi/2)), and is UNDECIDED
-otherwise.  R's rule: the smallest multiple of 10 whose exact power to reject (upper end < pi)
-when the true probability is pi - delta is >= 0.9 (scipy.stats.binom); a run with less power
-(R capped, or set by ``cor1.repetitions``) is undecided unless it fails.  pi <= 0 is vacuous.
+otherwise.  R's rule: the smallest multiple of 10 at which the test decides both ways with
+probability >= 0.9 (scipy.stats.binom): it rejects (upper end < pi) when the true probability is
+pi - delta, and it passes (lower end >= pi - delta) when the true probability is pi.  A run with
+less power to reject (R capped, or set by ``cor1.repetitions``) is undecided unless it fails.  pi <= 0 is vacuous.
 The distribution and the plan are equivariant under permutations of the alphabet, so the
 probability does not depend on s; s = 0 is used.
 """
@@ -52,7 +53,7 @@ EPS_GRID = {
 }
 EXPONENTS = (Fraction(1, 2), Fraction(1), Fraction(2))  # "for every c > 0": three of them
 # inside the hypotheses: (eta1, eta2 x, T x, N1 and N3 x) over their minima, at c = 2 (the
-# strongest target of the three, and the cheapest in R: 220 repetitions at d = 10)
+# strongest target of the three, and the cheapest in R: 230 repetitions at d = 10)
 INTERIOR_C = Fraction(2)
 INTERIOR = (("1", 1, 1, 1), ("d^(1/4)", 1, 1, 1), ("sqrt(d)", 2, 2, 2))
 INTERIOR_D = {Profile.QUICK: [10], Profile.DEFAULT: [5, 10], Profile.FULL: [5, 10, 30]}
@@ -116,6 +117,7 @@ def verdict(k: int, R: int, goal: float, constants: Constants) -> tuple[bool | N
     lo, hi = sampling.clopper_pearson(k, R)
     delta = indifference(goal, constants)
     power = sampling.power_to_reject(goal, goal - delta, R)
+    confirm = sampling.power_to_confirm(goal - delta, goal, R)
     if hi < goal:
         passed = False
     elif lo >= goal - delta and power >= POWER:
@@ -124,8 +126,8 @@ def verdict(k: int, R: int, goal: float, constants: Constants) -> tuple[bool | N
         passed = None
     text = (f"exact binomial test of H: P >= {goal:.4f}: {k}/{R}, 95% CP [{lo:.3f}, {hi:.3f}]; "
             f"fail if upper < {goal:.4f}, pass if lower >= {goal - delta:.4f} (delta {delta:.3g}); "
-            f"power {power:.3f} against P = {goal - delta:.4f} (R rule: smallest multiple of 10 "
-            f"with power >= {POWER})")
+            f"power {power:.3f} to reject at P = {goal - delta:.4f}, {confirm:.3f} to pass at "
+            f"P = {goal:.4f} (R rule: smallest multiple of 10 with both >= {POWER})")
     return passed, text
 
 
