@@ -5,6 +5,8 @@ hand, not in CI): the measurement behind issue 16's "the full profile three time
     git archive 9823878 | tar -x -C /tmp/before-tree
     nice python benchmarks/bench_full.py --profile full --tree /tmp/before-tree --out /tmp/before
     python benchmarks/bench_full.py --compare /tmp/before/cpu.json /tmp/after/cpu.json
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_full.py --tree /tmp/before-tree --check thm1 \
+        --out /tmp/before-thm1-1blas          # one result, as `verify check thm1`
 
 Each run is ``verify all --profile P --workers N`` of the tree's own ``verify`` package in a fresh
 interpreter, with one instrument added from outside the tree, so that an old checkout is measured
@@ -66,18 +68,25 @@ def per_check(log: Path) -> dict[str, float]:
     return dict(out)
 
 
-def measure(tree: Path, profile: str, workers: int, out: Path) -> dict:
+def measure(tree: Path, profile: str, workers: int, out: Path, only: list[str]) -> dict:
+    """Run the profile (``verify all``, or ``verify check ID`` for each of ``only``) and write
+    cpu.json."""
     out.mkdir(parents=True, exist_ok=True)
     log = out / "tasks.jsonl"
     log.unlink(missing_ok=True)
-    argv = [sys.executable, "-c", DRIVER, str(tree), str(log), "all", "--profile", profile,
-            "--workers", str(workers), "--json", str(out / "report.json"),
-            "--output", str(out / "report.md")]
+    commands = [["check", check] for check in only] or [["all"]]
     start = time.perf_counter()
-    code = subprocess.run(argv, cwd=out, stdout=subprocess.DEVNULL).returncode
+    code = 0
+    for index, command in enumerate(commands):
+        name = "report" if not only else f"report-{index}"
+        argv = [sys.executable, "-c", DRIVER, str(tree), str(log), *command, "--profile", profile,
+                "--workers", str(workers), "--json", str(out / f"{name}.json"),
+                "--output", str(out / f"{name}.md")]
+        code = max(code, subprocess.run(argv, cwd=out, stdout=subprocess.DEVNULL).returncode)
     wall = time.perf_counter() - start
     checks = per_check(log)
-    data = {"tree": str(tree), "profile": profile, "workers": workers, "exit_code": code,
+    data = {"tree": str(tree), "profile": profile, "workers": workers, "only": only,
+            "exit_code": code,
             "wall_seconds": round(wall, 1), "cpu_seconds": round(sum(checks.values()), 1),
             "by_check": {k: round(v, 2) for k, v in sorted(checks.items())},
             "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS")}
@@ -86,9 +95,10 @@ def measure(tree: Path, profile: str, workers: int, out: Path) -> dict:
 
 
 def verdicts(folder: Path) -> dict[str, tuple[str, int, int]]:
-    """check -> (status, cases, held-out passes) from the run's report.json."""
-    report = json.loads((folder / "report.json").read_text())
-    return {c["check"]: (c["status"], c["cases"], c["passed"]) for c in report["checks"]}
+    """check -> (status, cases, held-out passes) from the run's report*.json."""
+    return {c["check"]: (c["status"], c["cases"], c["passed"])
+            for path in sorted(folder.glob("report*.json"))
+            for c in json.loads(path.read_text())["checks"]}
 
 
 def compare_verdicts(before: dict, after: dict) -> None:
@@ -129,6 +139,8 @@ def main() -> None:
     parser.add_argument("--tree", type=Path, default=HERE, help="checkout to measure (default: this one)")
     parser.add_argument("--profile", default="full")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--check", action="append", default=[], metavar="ID",
+                        help="run `verify check ID` instead of `verify all` (repeatable)")
     parser.add_argument("--out", type=Path, help="folder for the report, the task log and cpu.json")
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"),
                         help="print two cpu.json files side by side instead of running")
@@ -140,7 +152,7 @@ def main() -> None:
         return
     if args.out is None:
         parser.error("--out is needed to run")
-    data = measure(args.tree.resolve(), args.profile, args.workers, args.out)
+    data = measure(args.tree.resolve(), args.profile, args.workers, args.out, args.check)
     print(json.dumps({k: v for k, v in data.items() if k != "by_check"}))
 
 
