@@ -256,7 +256,7 @@ def _see_also(path: Path, profile: Profile) -> list[str]:
     out = []
     if (here / FULL_REPORT).exists():
         out.append(f"The full profile (wider ranges of d and eps, longer searches, larger samples; "
-                   f"over an hour) has its own report: [{FULL_REPORT.as_posix()}]"
+                   f"about 1,800 CPU-seconds) has its own report: [{FULL_REPORT.as_posix()}]"
                    f"({FULL_REPORT.as_posix()}), written by `verify all --profile full --workers 2 "
                    f"--journal reports/full.jsonl --output {FULL_REPORT.as_posix()}`.")
     links = [f"[{name}]({(EXPERIMENTS_DIR / file).as_posix()})" for name, file in EXPERIMENT_FILES
