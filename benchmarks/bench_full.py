@@ -1,19 +1,21 @@
 """A whole profile's CPU-seconds, per check and in all, for this checkout or another one (run by
-hand, not in CI): the measurement behind issue 16's "the full profile three times cheaper".
+hand, not in CI): how issue 16's cut of the full profile was measured (profile_full.md).
 
     nice python benchmarks/bench_full.py --profile full --out /tmp/after
     git archive 9823878 | tar -x -C /tmp/before-tree
     nice python benchmarks/bench_full.py --profile full --tree /tmp/before-tree --out /tmp/before
     python benchmarks/bench_full.py --compare /tmp/before/cpu.json /tmp/after/cpu.json
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_full.py --tree /tmp/before-tree --check thm1 \
-        --out /tmp/before-thm1-1blas          # one result, as `verify check thm1`
+        --workers 1 --out /tmp/before-thm1-1blas          # one result, as `verify check thm1`
 
 Each run is ``verify all --profile P --workers N`` of the tree's own ``verify`` package in a fresh
 interpreter, with one instrument added from outside the tree, so that an old checkout is measured
 exactly like this one: the runner's ``_run_group`` (one task: the checks of a result on one
 case, in one worker) is wrapped to read ``time.process_time()`` (every thread of the worker, its
 BLAS threads included) around the task.  A task's CPU time is shared among its checks in
-proportion to their wall time.  The wrapper changes no outcome; it only needs ``_run_group`` to
+proportion to their wall time.  ``cpu_seconds`` is the sum over the tasks; ``all_cpu_seconds``
+(``getrusage`` of the finished command and its workers) adds the main process: listing the
+cases, the report, the pool's start-up.  The wrapper changes no outcome; it only needs ``_run_group`` to
 take a task and return ``(check, case, outcome, time)`` tuples, as every version since the
 process pool has.  The environment is passed on as it is (``OPENBLAS_NUM_THREADS`` included):
 a checkout that does not set one BLAS thread per process spins a second one, and that is what
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import textwrap
@@ -62,7 +65,7 @@ def per_check(log: Path) -> dict[str, float]:
     out: dict[str, float] = defaultdict(float)
     for line in log.read_text().splitlines():
         task = json.loads(line)
-        walls = sum(w for _, _, w in task["cases"]) or 1.0
+        walls = sum(w for _, _, w in task["cases"])
         for check, _, wall in task["cases"]:
             out[check] += task["cpu"] * (wall / walls if walls else 1 / len(task["cases"]))
     return dict(out)
@@ -76,6 +79,7 @@ def measure(tree: Path, profile: str, workers: int, out: Path, only: list[str]) 
     log.unlink(missing_ok=True)
     commands = [["check", check] for check in only] or [["all"]]
     start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     code = 0
     for index, command in enumerate(commands):
         name = "report" if not only else f"report-{index}"
@@ -84,10 +88,13 @@ def measure(tree: Path, profile: str, workers: int, out: Path, only: list[str]) 
                 "--output", str(out / f"{name}.md")]
         code = max(code, subprocess.run(argv, cwd=out, stdout=subprocess.DEVNULL).returncode)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    everything = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     checks = per_check(log)
     data = {"tree": str(tree), "profile": profile, "workers": workers, "only": only,
             "exit_code": code,
             "wall_seconds": round(wall, 1), "cpu_seconds": round(sum(checks.values()), 1),
+            "all_cpu_seconds": round(everything, 1),
             "by_check": {k: round(v, 2) for k, v in sorted(checks.items())},
             "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS")}
     (out / "cpu.json").write_text(json.dumps(data, indent=1) + "\n")

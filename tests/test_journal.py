@@ -35,6 +35,21 @@ def test_a_run_journals_each_cases_cpu_time(tmp_path):
         sum(r["cpu_seconds"] for r in records), abs=0.01)
 
 
+def test_a_case_journaled_without_cpu_time_makes_the_checks_cpu_time_unknown(tmp_path):
+    """A record from before the runner measured CPU time resumes, and its check's CPU time is
+    reported as unknown (null), not as a sum that silently counts it as 0."""
+    journal, report = tmp_path / "j.jsonl", tmp_path / "r.json"
+    argv = ["check", "prop3.uniform", "--profile", "quick", "--workers", "1",
+            "--journal", str(journal), "--json", str(report)]
+    assert main(argv) == 0
+    lines = journal.read_text().splitlines()
+    record = json.loads(lines[1])
+    del record["cpu_seconds"]  # as an older runner wrote it
+    journal.write_text(lines[0] + "\n" + json.dumps(record) + "\n")
+    assert main(argv) == 0
+    assert json.loads(report.read_text())["timings"]["cpu_seconds"]["prop3.uniform"] is None
+
+
 def test_resume_reads_records_and_drops_a_cut_last_line(tmp_path):
     path = tmp_path / "j.jsonl"
     journal = Journal(path, KEY)

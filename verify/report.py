@@ -73,7 +73,7 @@ def rows(reports: Sequence[CheckReport]) -> list[dict]:
             "evidence": rep.check.evidence.value,
             "reconstructed": rep.check.reconstructed,
             "seconds": round(rep.seconds, 2),
-            "cpu_seconds": round(rep.cpu_seconds, 2),
+            "cpu_seconds": None if rep.cpu_seconds is None else round(rep.cpu_seconds, 2),
         })
     return out
 
@@ -359,6 +359,7 @@ def json_report(reports: Sequence[CheckReport], results: Sequence[Result],
         "constants": {k: c.text for k, c in constants.items()},
         "provenance": dict(provenance or {}),
         "timings": {"note": "seconds per check (wall clock) and cpu_seconds (the judging "
-                            "processes' CPU time); not reproducible, left out of comparisons",
+                            "processes' CPU time; null when a case was journaled without it); "
+                            "not reproducible, left out of comparisons",
                     "seconds": timings, "cpu_seconds": cpu},
     }, indent=2)

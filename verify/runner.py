@@ -23,14 +23,18 @@ class CheckReport:
     check: Check
     outcomes: list[Outcome] = field(default_factory=list)
     seconds: float = 0.0
-    cpu_seconds: float = 0.0  # the judging processes' CPU time (cases journaled without it: 0)
+    # the judging processes' CPU time; None when some case has none (journaled by an older run)
+    cpu_seconds: float | None = 0.0
     expected: int | None = None  # cases in the check's range (None: every case was judged)
     params: dict[str, Mapping[str, object]] = field(default_factory=dict)  # case label -> params
     case_reads: frozenset[str] = frozenset()  # constants read while listing the cases
 
     def add_time(self, timing: Timing) -> None:
         self.seconds += timing.seconds
-        self.cpu_seconds += timing.cpu or 0.0
+        if self.cpu_seconds is not None and timing.cpu is not None:
+            self.cpu_seconds += timing.cpu
+        else:
+            self.cpu_seconds = None
 
     @property
     def reads(self) -> frozenset[str]:

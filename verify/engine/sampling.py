@@ -67,6 +67,7 @@ __all__ = [
     "run",
     "clopper_pearson",
     "power_to_reject",
+    "power_to_confirm",
     "repetitions_for_power",
 ]
 

@@ -389,8 +389,8 @@ def plot_sample_complexity(rows: Sequence[dict]):
 CHECKS = (
     Check("cor1.samples", "Corollary 1 (finite samples)",
           "P(L_s(alpha_hat', beta_hat'') <= eps) >= 1 - 3d^-c with N1 = C d ln d, N3 = C ln d/eps, "
-          "C = C(c) = cor1.C max(1, c) (exact binomial test, power >= 0.9 against "
-          "1 - 3d^-c - delta)", Evidence.STATISTICAL,
+          "C = C(c) = cor1.C max(1, c) (exact binomial test, power >= 0.9 to reject at "
+          "1 - 3d^-c - delta and to pass at 1 - 3d^-c)", Evidence.STATISTICAL,
           _sample_cases, _judge_samples, reconstructed=True),
     Check("cor1.sample_C", "Corollary 1 (finite samples, constant)",
           "exhibit: smallest C (eta2, N1, N3 together) with success fraction >= 1 - 3d^-c "
