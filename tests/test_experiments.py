@@ -94,8 +94,8 @@ def _three_phase_population_gap(d, N, seed, eta1, eta2, eta3, T, exact):
     rngs = generators("occurrence", seed)
     problem = OCCURRENCE.sample(cfg, tuple(rngs[:3]))
     params = OCCURRENCE.init(problem, rngs[3], True, cfg)
-    params, _, finite = plans.train(OCCURRENCE, problem, params, plans.schedule("O1-A1-O-zero", cfg))
-    assert finite
+    params, _, blown = plans.train(OCCURRENCE, problem, params, plans.schedule("O1-A1-O-zero", cfg))
+    assert not blown
     (s,) = problem.info["targets"]
     risk = general.evaluate_float(d, s, params["alpha"], params["beta"]).loss
     return abs(risk - exact)
@@ -187,10 +187,11 @@ def test_bad_config_is_reported(monkeypatch):
 
 
 def test_table_cells():
-    assert table.cell(table.summary([1e-5, 2e-4])) == "< 1e-3"
-    assert table.cell(table.summary([0.99, 1.0])) == "0.995 ± 0.0071"
-    assert table.cell(table.summary([1.0, 1.0])) == "1.00 ± 0"
-    assert table.cell(table.summary([float("inf"), 0.5])).endswith("(1 diverged)")
+    ok = [False, False]
+    assert table.cell(table.summary([1e-5, 2e-4], ok)) == "< 1e-3"
+    assert table.cell(table.summary([0.99, 1.0], ok)) == "0.995 ± 0.0071"
+    assert table.cell(table.summary([1.0, 1.0], ok)) == "1.00 ± 0"
+    assert table.cell(table.summary([float("inf"), 0.5], [True, False])).endswith("(1 diverged)")
 
 
 def test_schedules_share_the_budget():
@@ -210,7 +211,7 @@ def _records(acc, plans_acc=None, lag=True, n=6):
     out_gap, att_gap = ([0, 1, 2, 2], [0, 0, 1, 2]) if lag else ([0, 0, 1, 2], [0, 1, 2, 2])
     traj = {"step": [0, 1, 2, 3], "loss": [1, 1, 1, 1], "output_gap": out_gap,
             "attention_gap": att_gap}
-    rec = lambda a, i: {"test": a + 0.001 * (i % 2), "train_loss": 0.0, "finite": True,
+    rec = lambda a, i: {"test": a + 0.001 * (i % 2), "train_loss": 0.0, "diverged": False,
                         "trajectory": traj}
     return {t: {p: [rec(plans_acc.get(p, acc), i) for i in range(n)] for p in plans.PLANS}
             for t in TASKS}
@@ -231,11 +232,10 @@ def test_claim_checks_pass_on_the_claimed_pattern_and_fail_on_mutations():
     assert claims.judge_lag(_records(1.0, lag=False), "x").passed is False
 
 
-def test_claims_file_judges_every_claim_and_names_documented_discrepancies():
-    """`verify experiments` writes claims.md beside Table 1 (command.claims_markdown): one row per
-    claim and per task of per-task claims; a failure inside a documented discrepancy's scope is
-    named on the quick grid (the one it was written for), one outside it is a plain FAIL."""
-    from verify.experiments.command import claims_markdown
+def test_claims_file_judges_every_claim():
+    """`verify experiments` writes claims.md beside Table 1 (cli_experiments.claims_markdown): one
+    row per claim and per task of per-task claims."""
+    from verify.cli_experiments import claims_markdown
 
     good = _records(1.0, {p: 0.5 for p in claims.SIMPLE_PLANS})
     rows = claims.judge_grid(good, "g")
@@ -244,11 +244,6 @@ def test_claims_file_judges_every_claim_and_names_documented_discrepancies():
     text = claims_markdown(good, "default", 6)
     assert text.count("| pass |") == len(rows) and "FAIL" not in text
     worse = _records(1.0, {"O1-A1-O": 0.9, **{p: 0.5 for p in claims.SIMPLE_PLANS}})
-    lines = [line for line in claims_markdown(worse, "quick", 6).splitlines()
-             if line.startswith("| `experiments.three_phase`")]
-    assert sum("FAIL (documented discrepancy)" in line for line in lines) == 1  # icl_bigram
-    assert sum("| FAIL |" in line for line in lines) == 3
-    # the discrepancy was written for the quick grid: on the paper-size grid a failure is a FAIL
     lines = [line for line in claims_markdown(worse, "default", 6).splitlines()
              if line.startswith("| `experiments.three_phase`")]
     assert sum("| FAIL |" in line for line in lines) == 4
@@ -279,10 +274,10 @@ def test_document_names_every_claim_check():
 
 def test_figure_curve_is_the_median_of_the_finite_runs():
     """One blown-up seed does not set a panel's scale; a non-finite run is left out."""
-    def run(values, finite=True):
-        return {"finite": finite, "trajectory": {"step": [0, 1], "output_gap": values}}
+    def run(values, blown=False):
+        return {"diverged": blown, "trajectory": {"step": [0, 1], "output_gap": values}}
 
-    runs = [run([0.0, 1.0]), run([0.0, 2.0]), run([0.0, 1e69]), run([0.0, float("nan")], False)]
+    runs = [run([0.0, 1.0]), run([0.0, 2.0]), run([0.0, 1e69]), run([0.0, float("nan")], True)]
     steps, curve = figure.median_curve(runs, "output_gap")
     assert steps.tolist() == [0, 1] and curve.tolist() == [0.0, 2.0]
 
@@ -307,3 +302,109 @@ def test_joint_step_diagnosis_reruns_only_the_failing_seeds(monkeypatch, tmp_pat
     assert "occurrence: 1 of 2 seeds below 0.99; 1 of them reach it" in text
     assert "| occurrence | 1 | 0.7000 |" in text
     assert joint_step.main(["--out", str(tmp_path / "none")]) == 2
+
+
+# ------------------------------------------------------------------------------ generators
+
+
+@pytest.mark.parametrize("profile", ["quick", "default"])
+def test_icl_every_trigger_occurrence_in_context_is_followed_by_its_output(profile):
+    """Bietti et al.'s generator: in the query's context, every position whose predecessor is the
+    queried trigger holds that trigger's output, and the trigger occurred before the query (the
+    answer can be read in context).  The planted generator of round 1 broke this in 3-4% of the
+    sequences."""
+    cfg = settings("icl_bigram", profile)
+    problem = TASKS["icl_bigram"].sample(cfg, tuple(generators("icl_bigram", 0)[:3]))
+    for data in (problem.train, problem.test):
+        keyed = data.mask & (data.key == data.query[:, None])
+        assert keyed.any(axis=1).all()  # the query occurred before
+        assert not (keyed & (data.value != data.target[:, None])).any()
+        # the query is one of the sequence's triggers, the target its output
+        hit = data.triggers == data.query[:, None]
+        assert hit.sum(axis=1).tolist() == [1] * data.query.shape[0]
+        assert (data.outputs[hit] == data.target).all()
+
+
+def test_icl_chain_follows_every_trigger_by_its_output():
+    from verify.experiments.bigram import chain_sequences
+
+    rng = np.random.default_rng(0)
+    V, K = 12, 3
+    bigram = rng.dirichlet(np.ones(V), size=V)
+    seqs, triggers, outputs = chain_sequences(rng, 500, V, K, 40, bigram)
+    for n in range(seqs.shape[0]):
+        out_of = dict(zip(triggers[n].tolist(), outputs[n].tolist()))
+        for a, b in zip(seqs[n, :-1], seqs[n, 1:]):
+            if int(a) in out_of:
+                assert out_of[int(a)] == int(b)
+    assert len(set(map(tuple, np.sort(triggers, axis=1)))) > 100  # drawn per sequence
+
+
+@pytest.mark.parametrize("profile", ["quick", "default"])
+def test_exact_induction_head_scores_one_on_the_test_set(profile):
+    """W_K = lambda I, W_O = I reads the output after the earlier occurrence of the query: it
+    must score 1.000 (round 1's generator capped every plan at 0.978-0.982)."""
+    task = TASKS["icl_bigram"]
+    cfg = settings("icl_bigram", profile)
+    problem = task.sample(cfg, tuple(generators("icl_bigram", 1)[:3]))
+    V = problem.info["V"]
+    head = {"WK": 30.0 * np.eye(V), "WO": np.eye(V)}
+    assert task.evaluate(head, problem.test) == 1.0
+    assert task.evaluate(head, problem.train) == 1.0
+    # mutation: a head that reads the query token itself instead of the next one fails
+    assert task.evaluate({"WK": 30.0 * np.eye(V), "WO": np.roll(np.eye(V), 1, axis=0)},
+                         problem.test) < 0.2
+
+
+def test_slr_relevant_token_has_the_cited_noise():
+    """Marion et al.'s generator: the relevant token is N(sqrt(D/2) k*, I/2), the others N(0, I),
+    y = <x_J0, v*> + N(0, 0.1^2)."""
+    cfg = settings("slr", "default")
+    assert cfg["token_variance"] == 0.5
+    problem = TASKS["slr"].sample(cfg, tuple(generators("slr", 0)[:3]))
+    data, k_star, v_star = problem.train, problem.info["k_star"], problem.info["v_star"]
+    n, L, D = data.X.shape
+    rows = np.arange(n)
+    relevant = data.X[rows, data.where]
+    resid = relevant - np.sqrt(D / 2) * k_star
+    var = resid.var(axis=0, ddof=1)
+    # each coordinate's variance within 5 standard errors (sd of a variance: sqrt(2/n) var)
+    assert np.all(np.abs(var - 0.5) < 5 * np.sqrt(2 / n) * 0.5)
+    others = np.ones((n, L), dtype=bool)
+    others[rows, data.where] = False
+    assert abs(data.X[others].var() - 1.0) < 0.01
+    noise = data.y - relevant @ v_star
+    assert abs(noise.std() - 0.1) < 0.005
+
+
+def test_slr_output_step_is_the_curvature_rule():
+    """eta_O = 1 / lambda_max of the output Hessian at the ideal attention; a second route: the
+    population value D/2 + gamma^2 (E[x x^T] for x ~ N(sqrt(D/2) k*, gamma^2 I)).  Round 1's 0.3
+    was eight times above it."""
+    from verify.experiments import curvature
+
+    for profile in ("quick", "default"):
+        cfg = settings("slr", profile)
+        D = cfg["d"]
+        problem = TASKS["slr"].sample(cfg, tuple(generators("slr", curvature.SEED)[:3]))
+        lam = curvature.largest_curvature(TASKS["slr"], problem)
+        assert lam == pytest.approx(D / 2 + 0.5, rel=0.1)
+        assert cfg["eta_output"] == pytest.approx(1 / lam, rel=1e-12)
+        assert cfg["eta_output"] <= 1 / (D / 2)
+
+
+def test_a_diverged_run_is_counted_apart_and_never_averaged():
+    """A loss above 1e6 (here finite: 1e69) marks the run diverged; Table 1's cell averages the
+    other runs only and shows the count."""
+    assert plans.diverged(2.6e69) and plans.diverged(float("nan")) and not plans.diverged(0.5)
+    task, problem, params = tiny("slr", std=0.1)
+    cfg = {"steps": 50, "attention_phase_steps": 1, "eta_output": 30.0, "eta_attention": 0.0,
+           "eta_output_one": 1.0, "eta_attention_one": 1.0}
+    _, traj, blown = plans.train(task, problem, params, plans.schedule("O", cfg))
+    assert blown and all(loss <= 1e6 for loss in traj.loss)
+    runs = [{"train_loss": 0.5, "test": 0.4, "diverged": False},
+            {"train_loss": 1e69, "test": 1e69, "diverged": True},
+            {"train_loss": 0.7, "test": 0.6, "diverged": False}]
+    s = table.summary([r["test"] for r in runs], [r["diverged"] for r in runs])
+    assert s["mean"] == pytest.approx(0.5) and s["n"] == 2 and s["diverged"] == 1
+    assert table.cell(s) == "0.500 ± 0.14 (1 diverged)"

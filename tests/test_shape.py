@@ -101,6 +101,27 @@ def test_results_modules_import_only_checks_common_engine_search(path, request):
     assert not bad, "\n".join(bad)
 
 
+EXPERIMENT_FILES = sorted((VERIFY / "experiments").rglob("*.py"))
+
+
+def _reaches_results(path: Path, here: str | None = None) -> list[str]:
+    return [f"{path.name}:{line} imports {module}" for module, _, line in imports(path, here)
+            if module == "verify.results" or module.startswith("verify.results.")]
+
+
+def test_the_experiments_checker_sees_an_import_of_results(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("from ..results.experiments import TARGET\nfrom .thresholds import DELTA\n")
+    assert _reaches_results(probe, "verify.experiments.probe") == ["probe.py:1 imports verify.results.experiments"]
+
+
+@pytest.mark.parametrize("path", EXPERIMENT_FILES, ids=lambda p: p.stem)
+def test_experiments_never_import_results(path):
+    """The experiments are an engine of the claims (ARCHITECTURE.md): the arrow points from
+    results/experiments.py to verify/experiments, never back."""
+    assert not _reaches_results(path)
+
+
 def _aliases(tree: ast.AST) -> set[str]:
     """Local names bound to verify modules (``from ..engine import general`` binds general)."""
     names = set()

@@ -25,7 +25,7 @@ from . import constants as constants_mod
 from . import cli_certified, executors, memo, provenance, report, runner
 from .checks import Profile
 from .engine.plans import three_phase
-from .experiments.command import add_parser as add_experiments
+from .cli_experiments import add_parser as add_experiments
 from .engine.symbolic import GRAD_KEYS
 from .engine.symmetric import SymmetricPoint, evaluate
 from .journal import Journal, JournalError, code_fingerprint, run_key

@@ -1,11 +1,13 @@
 """In-context bigram learning (Section 5, task (v); Bietti et al. 2023, simplified by the paper).
 
-Data (Bietti et al.'s induction-head task; sizes ours): vocabulary {0..V-1} (V = d); a global
-bigram chain with transition rows drawn from Dirichlet(``concentration``) per seed; per sequence
-K trigger tokens and, for each, an output token drawn uniformly, such that every occurrence of a
-trigger is followed by its output.  Every sequence of length ``seq_len`` ends on a trigger that
-occurred earlier (ours: one query per sequence, at its end; the target is that trigger's output,
-which can only be read in context).
+Data (Bietti et al.'s induction-head task, their generator ``ihead_data.py``; sizes ours):
+vocabulary {0..V-1} (V = d); a global bigram chain with transition rows drawn from
+Dirichlet(``concentration``) per seed (theirs: character bigrams of tiny Shakespeare); per
+sequence K trigger tokens drawn from the chain's marginal and, for each, an output token drawn
+uniformly; every occurrence of a trigger is followed by its output, nothing is planted.  The
+query is a trigger at a position where it occurred before (ours: one such position per
+sequence, drawn uniformly; theirs: the loss at all of them), its context the positions up to
+it; the target is that trigger's output, which can only be read in context.
 
 Model: the first attention layer is fixed so that each position attends to its predecessor,
 giving position l the key token z_{l-1} and the value token z_l.  Second layer, from the query
@@ -33,36 +35,87 @@ from .base import Params, Problem, gaussian, masked_softmax
 class Queries:
     key: np.ndarray  # (N, T) int: token before each position
     value: np.ndarray  # (N, T) int: token at each position
-    mask: np.ndarray  # (N, T) bool: positions 1..t
-    query: np.ndarray  # (N,) int: the trigger at the end
+    mask: np.ndarray  # (N, T) bool: positions 1..t (the context of the query at t)
+    query: np.ndarray  # (N,) int: the queried trigger z_t
     target: np.ndarray  # (N,) int: its output token
     V: int
+    triggers: np.ndarray  # (N, K) int: the sequence's triggers
+    outputs: np.ndarray  # (N, K) int: their outputs
+
+
+def stationary(bigram: np.ndarray) -> np.ndarray:
+    """The chain's stationary law pi (pi P = pi, sum 1): the unigram marginal of long sequences,
+    which Bietti et al. draw the first token and the triggers from."""
+    V = bigram.shape[0]
+    A = bigram.T - np.eye(V)
+    A[-1] = 1.0
+    b = np.zeros(V)
+    b[-1] = 1.0
+    pi = np.clip(np.linalg.solve(A, b), 0.0, None)
+    return pi / pi.sum()
+
+
+def chain_sequences(rng: np.random.Generator, n: int, V: int, K: int, seq_len: int,
+                    bigram: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """n sequences of Bietti et al.'s generator (``ihead_data.py``, ``gen_seq``): per sequence K
+    distinct triggers drawn from the marginal without replacement (Gumbel top-K, the law of
+    sequential draws), outputs uniform over the vocabulary; the first token from the marginal,
+    then every token after a trigger is that trigger's output and every other token follows
+    the bigram chain.  Nothing is planted.  Returns (sequences, triggers, outputs)."""
+    pi = stationary(bigram)
+    with np.errstate(divide="ignore"):
+        keys = np.log(pi) + rng.gumbel(size=(n, V))
+    triggers = np.argsort(-keys, axis=1, kind="stable")[:, :K]
+    outputs = rng.integers(0, V, size=(n, K))
+    rows = np.arange(n)
+    out_of = np.full((n, V), -1, dtype=np.int64)
+    out_of[rows[:, None], triggers] = outputs
+    cum, first = np.cumsum(bigram, axis=1), np.cumsum(pi)
+    seqs = np.empty((n, seq_len), dtype=np.int64)
+    seqs[:, 0] = (first[None, :] < rng.random(n)[:, None]).sum(axis=1).clip(max=V - 1)
+    for t in range(1, seq_len):
+        prev = seqs[:, t - 1]
+        draw = (cum[prev] < rng.random(n)[:, None]).sum(axis=1).clip(max=V - 1)
+        seqs[:, t] = np.where(out_of[rows, prev] >= 0, out_of[rows, prev], draw)
+    return seqs, triggers, outputs
+
+
+def repeated_triggers(seqs: np.ndarray, triggers: np.ndarray) -> np.ndarray:
+    """(N, T) bool: position t holds a trigger that occurred at an earlier position (Bietti et
+    al.'s ``outs >= 2``: the positions where the output can be read in context)."""
+    T = seqs.shape[1]
+    is_trigger = (seqs[:, :, None] == triggers[:, None, :]).any(axis=2)
+    earlier = (seqs[:, :, None] == seqs[:, None, :]) & np.tril(np.ones((T, T), dtype=bool), -1)
+    return is_trigger & earlier.any(axis=2)
 
 
 def sample_sequences(rng: np.random.Generator, n: int, V: int, K: int, seq_len: int,
                      bigram: np.ndarray) -> Queries:
-    """n sequences of length seq_len, each ending on a trigger that occurred before."""
-    seqs = np.empty((n, seq_len), dtype=np.int64)
-    cum = np.cumsum(bigram, axis=1)
-    triggers = np.stack([rng.choice(V, size=K, replace=False) for _ in range(n)])
-    outputs = rng.integers(0, V, size=(n, K))
-    out_of = np.full((n, V), -1, dtype=np.int64)
+    """n queries: sequences of :func:`chain_sequences` that hold a repeated trigger, each queried
+    at one repeated trigger drawn uniformly among its repeated triggers (ours: one query per
+    sequence; Bietti et al. take the loss at all of them), its context the positions up to the
+    query.  Sequences without a repeated trigger are dropped and drawn anew (in rounds, so the
+    same generator state gives the same queries)."""
+    kept: list[tuple[np.ndarray, ...]] = []
+    have = 0
+    while have < n:
+        seqs, triggers, outputs = chain_sequences(rng, 2 * (n - have) + 16, V, K, seq_len, bigram)
+        eligible = repeated_triggers(seqs, triggers)
+        ok = eligible.any(axis=1)
+        seqs, triggers, outputs, eligible = seqs[ok], triggers[ok], outputs[ok], eligible[ok]
+        # the query: a uniform choice among the eligible positions of each sequence
+        score = np.where(eligible, rng.random(eligible.shape), -1.0)
+        where = np.argmax(score, axis=1)
+        kept.append((seqs, triggers, outputs, where))
+        have += seqs.shape[0]
+    seqs, triggers, outputs, where = (np.concatenate(parts)[:n] for parts in zip(*kept))
     rows = np.arange(n)
-    out_of[rows[:, None], triggers] = outputs
-    seqs[:, 0] = rng.integers(0, V, size=n)
-    # plant one occurrence of the queried trigger early, so every sequence has its answer
-    queried = triggers[rows, rng.integers(0, K, size=n)]
-    plant = rng.integers(1, seq_len - 2, size=n)
-    for t in range(1, seq_len - 1):
-        prev = seqs[:, t - 1]
-        draw = (cum[prev] < rng.random(n)[:, None]).sum(axis=1).clip(max=V - 1)
-        nxt = np.where(out_of[rows, prev] >= 0, out_of[rows, prev], draw)
-        seqs[:, t] = np.where(plant == t, queried, nxt)
-    seqs[:, seq_len - 1] = queried
+    query = seqs[rows, where]
+    target = outputs[rows, np.argmax(triggers == query[:, None], axis=1)]
     key = np.concatenate([np.zeros((n, 1), dtype=np.int64), seqs[:, :-1]], axis=1)
-    mask = np.ones((n, seq_len), dtype=bool)
-    mask[:, 0] = False  # position 0 has no predecessor
-    return Queries(key, seqs, mask, queried, out_of[rows, queried], V)
+    positions = np.arange(seq_len)[None, :]
+    mask = (positions >= 1) & (positions <= where[:, None])  # position 0 has no predecessor
+    return Queries(key, seqs, mask, query, target, V, triggers, outputs)
 
 
 @dataclass(frozen=True)
@@ -130,6 +183,16 @@ class BigramTask:
     def evaluate(self, params: Params, data: Queries) -> float:
         logits = np.einsum("nb,ab->na", self._forward(params, data)[1], params["WO"])
         return float(np.mean(np.argmax(logits, axis=1) == data.target))
+
+    def ideal_features(self, problem: Problem) -> tuple[np.ndarray, np.ndarray, float]:
+        """The output's features at the ideal attention (the induction head: every attended
+        position holds the target, p = e_target), weights 1/N, c_loss = 1/2 (the softmax block
+        diag(s) - s s^T of the cross-entropy has largest eigenvalue at most 1/2)."""
+        data = problem.train
+        n = data.target.shape[0]
+        phi = np.zeros((n, data.V))
+        phi[np.arange(n), data.target] = 1.0
+        return phi, np.full(n, 1.0 / n), 0.5
 
     def gaps(self, params: Params, problem: Problem) -> tuple[float, float]:
         return _diagonal_gap(params["WO"]), _diagonal_gap(params["WK"])

@@ -29,6 +29,9 @@ from ..engine.distribution import WordDistribution
 from .base import Params, Problem, contrast, gaussian
 
 
+IDEAL = 40.0  # the target's logit at the ideal attention (e^-40: the others' weight vanishes)
+
+
 @dataclass(frozen=True)
 class Words:
     counts: np.ndarray  # (N, d) float64
@@ -141,6 +144,25 @@ class CountingTask:
     def evaluate(self, params: Params, data: Words) -> float:
         f = self._predict(params, self.readout(params, data))
         return float(np.mean(np.where(f > 0, 1.0, -1.0) == data.y))
+
+    def ideal_features(self, problem: Problem) -> tuple[np.ndarray, np.ndarray, float]:
+        """The output's features at the ideal attention (logits IDEAL on the targets, 0 on the
+        other symbols; with H heads, head h on target h mod n_targets), weights 1/N, c_loss = 1
+        (squared loss); for model (2) the trainable bias adds a constant feature."""
+        data, targets = problem.train, problem.info["targets"]
+        d = problem.info["d"]
+        if self.heads == 1:
+            alpha = np.zeros(d)
+            alpha[list(targets)] = IDEAL
+            phi = attention(data, alpha)
+        else:
+            alpha = np.zeros((self.heads, d))
+            for h in range(self.heads):
+                alpha[h, targets[h % len(targets)]] = IDEAL
+            phi = attention(data, alpha).reshape(data.y.shape[0], -1)
+            if self.trainable_bias:
+                phi = np.concatenate([phi, np.ones((phi.shape[0], 1))], axis=1)
+        return phi, np.full(phi.shape[0], 1.0 / phi.shape[0]), 1.0
 
     def gaps(self, params: Params, problem: Problem) -> tuple[float, float]:
         targets = problem.info["targets"]

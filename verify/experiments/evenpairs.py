@@ -119,6 +119,12 @@ class EvenPairsTask:
         T = self._forward(params, data)[3]
         return float(np.mean(np.where(T > 0, 1.0, -1.0) == data.y))
 
+    def ideal_features(self, problem: Problem) -> tuple[np.ndarray, np.ndarray, float]:
+        """The output's features at the ideal attention (the last position reads the first:
+        z = x_1), the loss weights, c_loss = 1/4 (the logistic loss's largest curvature)."""
+        data = problem.train
+        return data.X[:, 0, :], data.weight, 0.25
+
     def gaps(self, params: Params, problem: Problem) -> tuple[float, float]:
         data = problem.train
         u_pos = params["u"][2:]

@@ -1,6 +1,6 @@
 """Figure 3: output gap and attention gap over training, per task, under joint GD and the
-plans (median over the seeds whose runs stayed finite: one blown-up seed, such as SLR's at our
-step sizes, would otherwise set a panel's scale).  matplotlib (the ``notebooks`` extra) is
+plans (median over the seeds whose runs did not diverge: one blown-up seed would otherwise set
+a panel's scale).  matplotlib (the ``notebooks`` extra) is
 imported lazily, with the Agg backend; :func:`require` reports its absence in one line."""
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ def require() -> None:
 
 
 def median_curve(runs: list[dict], key: str) -> tuple[np.ndarray, np.ndarray]:
-    """Median of one trajectory quantity over the seeds whose runs stayed finite."""
-    curves = [r["trajectory"] for r in runs if r["finite"]]
+    """Median of one trajectory quantity over the seeds whose runs did not diverge."""
+    curves = [r["trajectory"] for r in runs if not r["diverged"]]
     if not curves:
         return np.array([]), np.array([])
     steps = np.asarray(curves[0]["step"])

@@ -20,7 +20,7 @@ from ..journal import PACKAGE, Journal, run_key
 from . import config
 from .run import TASKS, run_one, settings
 
-RECORD_KEYS = ("train_loss", "test", "finite")
+RECORD_KEYS = ("train_loss", "test", "diverged")
 
 
 def job_label(plan: str, seed: int) -> str:

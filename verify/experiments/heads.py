@@ -47,8 +47,8 @@ def accuracy(name: str, H: int, plan: str, d: int, seed: int) -> float:
     rngs = generators(name, seed)
     problem = task.sample(cfg, tuple(rngs[:3]))
     params = task.init(problem, rngs[3], False, cfg)
-    params, _, finite = train(task, problem, params, schedule(plan, cfg))
-    return task.evaluate(params, problem.test) if finite else 0.0
+    params, _, blown = train(task, problem, params, schedule(plan, cfg))
+    return 0.0 if blown else task.evaluate(params, problem.test)
 
 
 def smallest_heads(name: str, d: int, seeds: int) -> dict:

@@ -58,7 +58,7 @@ import numpy as np
 from ..engine.distribution import WordDistribution
 from ..engine.general import best_output_heads_float, evaluate_grid, float_attention_grid
 from ..engine.general.moments import grid_moments
-from ..results.experiments import TARGET
+from .thresholds import TARGET
 from . import config
 from .counting import attention, words
 

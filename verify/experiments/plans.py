@@ -21,6 +21,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .base import Params
+from .thresholds import DIVERGED
 
 PLANS = ("joint", "A", "O", "A1-O", "O1-A1-O", "O1-A1-O-zero", "O1-A1")
 LABELS = {
@@ -89,10 +90,16 @@ def checkpoints(phases: list[Phase]) -> set[int]:
     return marks
 
 
+def diverged(loss: float) -> bool:
+    """A training loss that is not finite or exceeds :data:`DIVERGED` marks a diverged run."""
+    return not math.isfinite(loss) or loss > DIVERGED
+
+
 def train(task, problem, params: Params, phases: list[Phase]) -> tuple[Params, Trajectory, bool]:
     """Full-batch GD through the phases (in an output-only phase the attention read-out is
-    computed once, the same numbers as recomputing it at every step).  Returns the final parameters, the trajectory and
-    whether the run stayed finite (a diverged run stops at its first non-finite loss)."""
+    computed once, the same numbers as recomputing it at every step).  Returns the final
+    parameters, the trajectory and whether the run diverged (:func:`diverged`; such a run stops
+    at its first diverged loss)."""
     marks = checkpoints(phases)
     traj = Trajectory([], [], [], [])
     params = {k: np.array(v, dtype=np.float64) for k, v in params.items()}
@@ -115,8 +122,8 @@ def train(task, problem, params: Params, phases: list[Phase]) -> tuple[Params, T
                     loss, grads = task.loss_grad(params, problem.train)
                 else:
                     loss, grads = task.output_loss_grad(params, problem.train, fixed)
-                if not math.isfinite(loss):
-                    return params, traj, False
+                if diverged(loss):
+                    return params, traj, True
                 if step in marks:
                     record(loss)
                 for group, eta in phase.rates.items():
@@ -124,7 +131,7 @@ def train(task, problem, params: Params, phases: list[Phase]) -> tuple[Params, T
                         params[name] = params[name] - eta * grads[name]
                 step += 1
         final = task.loss(params, problem.train)
-        if not math.isfinite(final):
-            return params, traj, False
+        if diverged(final):
+            return params, traj, True
         record(final)
-    return params, traj, True
+    return params, traj, False

@@ -8,11 +8,12 @@ seed gives the same bytes.
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 from typing import Any, Mapping
 
 import numpy as np
 
-from . import config
+from . import config, curvature
 from .bigram import BIGRAM
 from .counting import AND, OCCURRENCE, OR
 from .evenpairs import EVEN_PAIRS
@@ -32,10 +33,25 @@ def task_of(name: str):
 
 
 def settings(name: str, profile: str) -> dict[str, Any]:
-    """The resolved settings of a task under a profile (config rules evaluated at its size)."""
+    """The resolved settings of a task under a profile (config rules evaluated at its size; an
+    output step written "curvature" is the curvature rule's, :func:`curvature_step`)."""
     task = task_of(name)
     flat = config.flat(name, profile)
-    return config.resolve(flat, task.size(flat))
+    cfg = config.resolve(flat, task.size(flat))
+    if cfg.get("eta_output") == "curvature":
+        cfg["eta_output"] = curvature_step(name, profile)
+    return cfg
+
+
+@lru_cache(maxsize=None)
+def curvature_step(name: str, profile: str) -> float:
+    """eta_O = 1 / lambda_max at the ideal attention on the training set of the held-out seed
+    :data:`curvature.SEED` (:mod:`.curvature`), once per task and profile and process."""
+    task = task_of(name)
+    flat = config.flat(name, profile)
+    cfg = config.resolve(flat, task.size(flat))
+    problem = task.sample(cfg, tuple(generators(name, curvature.SEED)[:3]))
+    return curvature.output_step(task, problem)
 
 
 def generators(name: str, seed: int) -> list[np.random.Generator]:
@@ -52,9 +68,9 @@ def run_one(name: str, plan: str, seed: int, cfg: Mapping[str, Any]) -> dict[str
     r_train, r_test, r_task, r_init = generators(name, seed)
     problem = task.sample(cfg, (r_train, r_test, r_task))
     params = task.init(problem, r_init, plan.endswith("-zero"), cfg)
-    params, traj, finite = train(task, problem, params, schedule(plan, cfg))
+    params, traj, blown = train(task, problem, params, schedule(plan, cfg))
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        train_loss = task.loss(params, problem.train) if finite else float("inf")
-        test = task.evaluate(params, problem.test) if finite else float("nan")
-    return {"train_loss": float(train_loss), "test": float(test), "finite": finite,
+        train_loss = float("inf") if blown else task.loss(params, problem.train)
+        test = float("nan") if blown else task.evaluate(params, problem.test)
+    return {"train_loss": float(train_loss), "test": float(test), "diverged": blown,
             "trajectory": traj.as_dict(), "seconds": time.perf_counter() - start}

@@ -1,8 +1,10 @@
 """Single-location regression (Section 5, task (vi); Marion et al. 2025).
 
-Data: unit vectors k*, v* in R^D with v* orthogonal to k* (drawn per seed); a sequence of L
-tokens, one of them at a uniform position J0 drawn from N(sqrt(D/2) k*, noise_token^2 I), the
-others from N(0, I); target y = <x_J0, v*> + N(0, noise_label^2).  D = d.
+Data (Marion et al.'s generator, ``dynamics.py``, ``generate_batch``): unit vectors k*, v* in R^D
+with v* orthogonal to k* (drawn per seed); a sequence of L tokens, one of them at a uniform
+position J0 drawn from N(sqrt(D/2) k*, token_variance I) (theirs: gamma^2 = 1/2; they put it at
+position 0, which a model that treats positions alike cannot tell apart), the others from
+N(0, I); target y = <x_J0, v*> + N(0, noise_label^2) (theirs: eps = 0.1).  D = d.
 
 Model ("a one-layer, single-head model with similar parameters to our attention and output",
 Section 5; our reading): logits s_l = <x_l, k>, gamma = softmax over the L positions,
@@ -28,6 +30,7 @@ from .base import Params, Problem, gaussian
 class Sequences:
     X: np.ndarray  # (N, L, D)
     y: np.ndarray  # (N,)
+    where: np.ndarray  # (N,) int: the relevant token's position J0
 
 
 def _unit_pair(rng: np.random.Generator, D: int) -> tuple[np.ndarray, np.ndarray]:
@@ -39,14 +42,14 @@ def _unit_pair(rng: np.random.Generator, D: int) -> tuple[np.ndarray, np.ndarray
 
 
 def sample_sequences(rng: np.random.Generator, n: int, L: int, k_star, v_star,
-                     noise_token: float, noise_label: float) -> Sequences:
+                     token_variance: float, noise_label: float) -> Sequences:
     D = k_star.shape[0]
     X = rng.standard_normal((n, L, D))
     J0 = rng.integers(0, L, size=n)
     rows = np.arange(n)
-    X[rows, J0] = np.sqrt(D / 2) * k_star + noise_token * rng.standard_normal((n, D))
+    X[rows, J0] = np.sqrt(D / 2) * k_star + np.sqrt(token_variance) * rng.standard_normal((n, D))
     y = X[rows, J0] @ v_star + noise_label * rng.standard_normal(n)
-    return Sequences(X, y)
+    return Sequences(X, y, J0)
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ class SLRTask:
         r_train, r_test, r_task = rngs
         k_star, v_star = _unit_pair(r_task, D)
         make = lambda rng, n: sample_sequences(rng, int(n), int(cfg["seq_len"]), k_star, v_star,
-                                               float(cfg["noise_token"]), float(cfg["noise_label"]))
+                                               float(cfg["token_variance"]), float(cfg["noise_label"]))
         return Problem(make(r_train, cfg["train"]), make(r_test, cfg["test"]),
                        {"k_star": k_star, "v_star": v_star, "D": D})
 
@@ -105,6 +108,14 @@ class SLRTask:
 
     def evaluate(self, params: Params, data: Sequences) -> float:
         return self.loss(params, data)
+
+    def ideal_features(self, problem: Problem) -> tuple[np.ndarray, np.ndarray, float]:
+        """The output's features at the ideal attention (all weight on the relevant token:
+        z = x_J0), weights 1/N, c_loss = 1 (squared loss).  In the population
+        E[z z^T] = (D/2) k* k*^T + token_variance I, so lambda_max -> D/2 + token_variance."""
+        data = problem.train
+        n = data.y.shape[0]
+        return data.X[np.arange(n), data.where], np.full(n, 1.0 / n), 1.0
 
     def gaps(self, params: Params, problem: Problem) -> tuple[float, float]:
         return float(params["v"] @ problem.info["v_star"]), float(params["k"] @ problem.info["k_star"])

@@ -1,6 +1,7 @@
 """Table 1: train loss and test accuracy (test loss for SLR), mean ± standard deviation over
 seeds, as Markdown and JSON.  Values below 10^-3 are written as the upper bound "< 1e-3", as
-the paper does.  Computes nothing but summaries of the runs' records."""
+the paper does.  A diverged run (:func:`verify.experiments.plans.diverged`) is counted and shown
+apart, never averaged.  Computes nothing but summaries of the runs' records."""
 from __future__ import annotations
 
 import json
@@ -15,25 +16,25 @@ from .run import TASK_LABELS, TASKS
 SMALL = 1e-3
 
 
-def summary(values: Sequence[float]) -> dict[str, Any]:
-    """Mean and sample standard deviation (ddof = 1; 0 for one seed) over the finite values."""
-    arr = np.asarray(values, dtype=np.float64)
-    finite = arr[np.isfinite(arr)]
-    if finite.size == 0:
-        return {"mean": None, "sd": None, "n": 0, "non_finite": int(arr.size)}
-    sd = float(np.std(finite, ddof=1)) if finite.size > 1 else 0.0
-    return {"mean": float(np.mean(finite)), "sd": sd, "n": int(finite.size),
-            "non_finite": int(arr.size - finite.size)}
+def summary(values: Sequence[float], diverged: Sequence[bool]) -> dict[str, Any]:
+    """Mean and sample standard deviation (ddof = 1; 0 for one seed) over the runs that did not
+    diverge; the diverged ones counted apart (``diverged``)."""
+    arr = np.asarray([v for v, bad in zip(values, diverged) if not bad], dtype=np.float64)
+    lost = int(sum(bool(b) for b in diverged))
+    if arr.size == 0:
+        return {"mean": None, "sd": None, "n": 0, "diverged": lost}
+    sd = float(np.std(arr, ddof=1)) if arr.size > 1 else 0.0
+    return {"mean": float(np.mean(arr)), "sd": sd, "n": int(arr.size), "diverged": lost}
 
 
 def cell(s: Mapping[str, Any]) -> str:
     """'m ± sd' with three significant digits; '< 1e-3' below 10^-3; diverged runs counted."""
     if s["mean"] is None:
-        return f"diverged ({s['non_finite']})"
+        return f"diverged ({s['diverged']})"
     m, sd = s["mean"], s["sd"]
     spread = "0" if sd == 0 else "< 1e-3" if sd < SMALL else f"{sd:#.2g}"
     text = "< 1e-3" if abs(m) < SMALL else f"{m:#.3g} ± {spread}"
-    return text + (f" ({s['non_finite']} diverged)" if s["non_finite"] else "")
+    return text + (f" ({s['diverged']} diverged)" if s["diverged"] else "")
 
 
 def build(records: Mapping, profile: str, seeds: int, settings: Mapping) -> dict[str, Any]:
@@ -43,9 +44,10 @@ def build(records: Mapping, profile: str, seeds: int, settings: Mapping) -> dict
         tasks[task] = {"label": TASK_LABELS[task], "metric": TASKS[task].metric,
                        "settings": dict(settings[task]), "plans": {}}
         for plan, runs in by_plan.items():
+            lost = [r["diverged"] for r in runs]
             tasks[task]["plans"][plan] = {
-                "train_loss": summary([r["train_loss"] for r in runs]),
-                "test": summary([r["test"] for r in runs]),
+                "train_loss": summary([r["train_loss"] for r in runs], lost),
+                "test": summary([r["test"] for r in runs], lost),
             }
     return {"profile": profile, "seeds": seeds, "tasks": tasks}
 
@@ -61,8 +63,9 @@ def to_markdown(table: Mapping[str, Any]) -> str:
     head = "| plan | " + " | ".join(table["tasks"][t]["label"] for t in tasks) + " |"
     rule = "|---|" + "---|" * len(tasks)
     lines = [f"# Table 1 (reproduction): {table['seeds']} seeds, profile {table['profile']}", "",
-             "Mean ± standard deviation over seeds; values below 10^-3 are shown as the bound "
-             "`< 1e-3`.  Written by `verify experiments`; settings in table1.json and "
+             "Mean ± standard deviation over the seeds whose runs did not diverge ("
+             "non-finite or train loss above 1e6; counted apart as '(k diverged)'); values below "
+             "10^-3 are shown as the bound `< 1e-3`.  Written by `verify experiments`; settings in table1.json and "
              "verify/experiments/config/.", ""]
     for key, title in (("train_loss", "Train loss"),
                        ("test", "Test accuracy (test loss for SLR)")):
