@@ -1,63 +1,125 @@
-"""Cost of the Section 5 grid (verify experiments); a plain script, not a test.
+"""Cost of the Section 5 grid (`verify experiments`), before and after a change, in one run; a
+plain script, not a test.
 
-    python benchmarks/bench_experiments.py [--profile default|quick] [--reps 5]
+    python benchmarks/bench_experiments.py [--before REV] [--profile default|quick]
+        [--seeds 0] [--tasks occurrence,...]
 
-Per task: CPU seconds (time.process_time, so a loaded machine inflates them less than wall
-time) of one full gradient step (attention and output) and of one output-only step (frozen
-read-out), and from them the CPU time of one seed of all seven plans, then of the grid's 50
-seeds on two worker processes.  Plans: joint and A take ``steps`` full steps; the other plans
-take their attention steps in full and the rest as output-only steps.
+For each task, alternately on the package at ``REV`` (``git archive REV verify``, default
+``BEFORE``: the commit before the count-matrix rewrite, with the fixed generators) and on this
+checkout: the CPU seconds (``time.process_time`` in a fresh single-BLAS-thread process) of one
+seed of every plan at the profile's sizes, data generation and evaluation included (the way
+each version runs a seed: the old code draws the data once per plan, the new once per seed).
+Then the 50-seed grid's CPU seconds (50 times the sum over tasks), the ratio, and how far the
+two versions' results are apart: per plan the relative difference of the final train loss and
+the difference of the test metric (float order changed; a run that diverged in one version only
+is listed).
 """
 from __future__ import annotations
 
+import argparse
+import json
+import math
+import os
+import subprocess
 import sys
-import time
+import tarfile
+import tempfile
+from pathlib import Path
 
-from verify.experiments.plans import PLANS, schedule
-from verify.experiments.run import TASKS, generators, settings
+ROOT = Path(__file__).resolve().parents[1]
+BEFORE = "9e63801"  # generators fixed (issue 30 item 1), count-matrix rewrite not yet
+TASKS = ("occurrence", "or", "and", "even_pairs", "icl_bigram", "slr")
+GRID_SEEDS = 50
 
-
-def per_step(task, params, data, fn, reps: int) -> float:
-    fixed = task.readout(params, data) if fn == "output" else None
-    start = time.process_time()
-    for _ in range(reps):
-        if fixed is None:
-            task.loss_grad(params, data)
-        else:
-            task.output_loss_grad(params, data, fixed)
-    return (time.process_time() - start) / reps
-
-
-def seed_cost(name: str, profile: str, reps: int) -> tuple[float, float, float]:
-    cfg = settings(name, profile)
-    task = TASKS[name]
-    rngs = generators(name, 0)
-    problem = task.sample(cfg, tuple(rngs[:3]))
-    params = task.init(problem, rngs[3], False, cfg)
-    full = per_step(task, params, problem.train, "full", reps)
-    output = per_step(task, params, problem.train, "output", reps)
-    total = 0.0
-    for plan in PLANS:
-        for phase in schedule(plan, cfg):
-            only_output = set(phase.rates) == {"output"} and phase.steps > 1
-            total += phase.steps * (output if only_output else full)
-    return full, output, total
+CHILD = r"""
+import json, sys, time
+args = json.loads(sys.argv[1])
+import verify  # one BLAS thread (verify/__init__.py), before numpy loads
+from verify.experiments import run
+from verify.experiments.plans import PLANS
+task, profile, seeds = args["task"], args["profile"], args["seeds"]
+cfg = run.settings(task, profile)
+start = time.process_time()
+results = {}
+for seed in seeds:
+    if hasattr(run, "run_seed"):
+        records = run.run_seed(task, seed, cfg, [(p, {}) for p in PLANS])
+    else:
+        records = [run.run_one(task, p, seed, cfg) for p in PLANS]
+    for plan, rec in zip(PLANS, records):
+        blown = rec["diverged"] if "diverged" in rec else not rec["finite"]
+        results[f"{plan}/{seed}"] = [rec["train_loss"], rec["test"], blown]
+print(json.dumps({"cpu": time.process_time() - start, "results": results}))
+"""
 
 
-def main(argv: list[str]) -> int:
-    profile = argv[argv.index("--profile") + 1] if "--profile" in argv else "default"
-    reps = int(argv[argv.index("--reps") + 1]) if "--reps" in argv else 5
-    seed_total = 0.0
-    print(f"profile {profile}: CPU seconds per step and per seed (7 plans)")
-    for name in TASKS:
-        full, output, total = seed_cost(name, profile, reps)
-        seed_total += total
-        print(f"  {name:12s} full step {full * 1e3:8.2f} ms  output step {output * 1e3:8.2f} ms"
-              f"  seed {total:8.1f} s")
-    print(f"one seed, all tasks: {seed_total:.0f} CPU s; 50 seeds on 2 workers: "
-          f"{50 * seed_total / 2 / 3600:.2f} h (plus data generation and evaluation)")
+def extract(rev: str, into: Path) -> Path:
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "verify"], check=True,
+                             capture_output=True).stdout
+    tree = into / "before"
+    tree.mkdir()
+    with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
+        tar.extractall(tree, filter="data")
+    return tree
+
+
+def measure(tree: Path, task: str, profile: str, seeds: list[int]) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree), "OPENBLAS_NUM_THREADS": "1",
+           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(
+        {"task": task, "profile": profile, "seeds": seeds})], check=True, capture_output=True,
+        text=True, env=env, cwd=tree)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def compare(before: dict, after: dict) -> tuple[float, float, list[str]]:
+    """Largest relative train-loss difference, largest test difference, runs diverged in one."""
+    rel = test = 0.0
+    odd = []
+    for key, (loss_b, test_b, bad_b) in before.items():
+        loss_a, test_a, bad_a = after[key]
+        if bad_a or bad_b:
+            if bad_a != bad_b:
+                odd.append(key)
+            continue
+        rel = max(rel, abs(loss_a - loss_b) / max(abs(loss_b), 1e-300))
+        if math.isfinite(test_a) and math.isfinite(test_b):
+            test = max(test, abs(test_a - test_b))
+    return rel, test, odd
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", default=BEFORE)
+    parser.add_argument("--profile", default="default", choices=("quick", "default"))
+    parser.add_argument("--seeds", default="0", help="comma list of seeds (default 0)")
+    parser.add_argument("--tasks", default=",".join(TASKS))
+    args = parser.parse_args(argv)
+    seeds = [int(s) for s in args.seeds.split(",")]
+    tasks = args.tasks.split(",")
+    with tempfile.TemporaryDirectory() as tmp:
+        old = extract(args.before, Path(tmp))
+        totals = {"before": 0.0, "after": 0.0}
+        print(f"profile {args.profile}, seeds {seeds}: CPU s per seed of all 7 plans "
+              f"(before = {args.before}, after = this checkout)")
+        print(f"  {'task':12s} {'before':>9s} {'after':>9s} {'ratio':>7s}   "
+              f"max rel. train-loss diff, max test diff")
+        for task in tasks:
+            b = measure(old, task, args.profile, seeds)
+            a = measure(ROOT, task, args.profile, seeds)
+            per_b, per_a = b["cpu"] / len(seeds), a["cpu"] / len(seeds)
+            totals["before"] += per_b
+            totals["after"] += per_a
+            rel, test, odd = compare(b["results"], a["results"])
+            note = f"; diverged in one version only: {', '.join(odd)}" if odd else ""
+            print(f"  {task:12s} {per_b:9.2f} {per_a:9.2f} {per_b / per_a:7.1f}   "
+                  f"{rel:.1e}, {test:.1e}{note}", flush=True)
+        grid_b, grid_a = GRID_SEEDS * totals["before"], GRID_SEEDS * totals["after"]
+        print(f"one seed, all tasks: {totals['before']:.1f} -> {totals['after']:.1f} CPU s; the "
+              f"{GRID_SEEDS}-seed grid: {grid_b:,.0f} -> {grid_a:,.0f} CPU s "
+              f"(x{grid_b / grid_a:.1f})")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

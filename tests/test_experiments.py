@@ -117,7 +117,7 @@ def test_same_seed_same_bytes():
     cfg = settings("and", "quick")
     a = json.dumps(run_one("and", "O1-A1-O", 4, cfg), sort_keys=True, default=str)
     b = json.dumps(run_one("and", "O1-A1-O", 4, cfg), sort_keys=True, default=str)
-    strip = lambda s: {k: v for k, v in json.loads(s).items() if k != "seconds"}
+    strip = lambda s: {k: v for k, v in json.loads(s).items() if k not in ("seconds", "cpu_seconds")}
     assert strip(a) == strip(b)
     c = run_one("and", "O1-A1-O", 5, cfg)
     assert c["train_loss"] != json.loads(a)["train_loss"]
@@ -408,3 +408,75 @@ def test_a_diverged_run_is_counted_apart_and_never_averaged():
     s = table.summary([r["test"] for r in runs], [r["diverged"] for r in runs])
     assert s["mean"] == pytest.approx(0.5) and s["n"] == 2 and s["diverged"] == 1
     assert table.cell(s) == "0.500 ± 0.14 (1 diverged)"
+
+
+# ------------------------------------------------------------------------------ speed
+
+
+def test_count_matrix_attention_agrees_with_the_dense_softmax_and_survives_underflow():
+    """The count-matrix operator (gamma = C w / (C . w)) gives the dense softmax(ln C + alpha)'s
+    outputs and pullbacks; a logit spread of 2000 underflows C . w for the words without the
+    leading symbol, whose rows are then formed densely (not NaN)."""
+    from verify.experiments.counting import attend
+
+    task, problem, params = tiny("and")
+    data = problem.train
+    for alphas in (params["alpha"], np.array([[2000.0, 0, 0, 0, 0], [0, -3, 1, 0, 2]])):
+        B = np.arange(alphas.size, dtype=float).reshape(alphas.shape) / 7
+        att, o = attend(data.counts, alphas, B)
+        gam = attention(data, alphas)
+        np.testing.assert_allclose(o, np.einsum("nhd,hd->nh", gam, B), rtol=1e-13, atol=1e-15)
+        V = np.random.default_rng(0).standard_normal(o.shape)
+        (G,) = att.pullback(V)
+        np.testing.assert_allclose(G, np.einsum("nh,nhd->hd", V, gam), rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(att.features(), gam.reshape(gam.shape[0], -1), rtol=1e-13, atol=1e-15)
+    assert att.rows.size > 0 and np.isfinite(o).all()
+
+
+@pytest.mark.parametrize("name", ["occurrence", "and", "slr"])
+def test_quadratic_output_phase_is_the_same_gradient_descent(name):
+    """An output phase on the precomputed quadratic (M theta - r) follows the plain output
+    steps to rounding: the same parameters within 1e-12 relative after 40 steps."""
+    task, problem, params = tiny(name, std=0.5)
+    phase = [plans.Phase({"output": 0.3}, 40)]
+    quad_params, _, blown = plans.train(task, problem, params, phase)
+    assert not blown
+    plain = {k: np.array(v) for k, v in params.items()}
+    fixed = task.readout(plain, problem.train)
+    for _ in range(40):
+        _, grads = task.output_loss_grad(plain, problem.train, fixed)
+        for k in task.groups["output"]:
+            plain[k] = plain[k] - 0.3 * grads[k]
+    for k in task.groups["output"]:
+        np.testing.assert_allclose(quad_params[k], plain[k], rtol=1e-12, atol=1e-14)
+    quad = task.quadratic(params, problem.train, task.readout(params, problem.train))
+    assert quad.loss_grad(quad.pack(params))[0] == pytest.approx(task.loss(params, problem.train), rel=1e-10)
+
+
+def test_run_seed_gives_run_one_bytes_for_every_plan():
+    """A job draws a seed's data once for several runs; each record is run_one's, byte for byte."""
+    from verify.experiments.run import run_seed
+
+    cfg = settings("icl_bigram", "quick")
+    specs = [("joint", {}), ("O1-A1-O", {"eta_output_one": 3.0}), ("A", {"init_std": 0.01})]
+    together = run_seed("icl_bigram", 2, cfg, specs)
+    strip = lambda r: json.dumps({k: v for k, v in r.items() if k not in ("seconds", "cpu_seconds")},
+                                 sort_keys=True)
+    for (plan, over), rec in zip(specs, together):
+        assert strip(rec) == strip(run_one("icl_bigram", plan, 2, {**cfg, **over}))
+
+
+def test_grid_gives_the_same_bytes_on_a_local_cluster_of_two(tmp_path):
+    """The same tiny grid serially and on a Dask LocalCluster of 2 workers: the same records."""
+    distributed = pytest.importorskip("distributed")
+    from verify import executors
+
+    args = (["occurrence", "slr"], ["joint", "O1-A1-O"], [0, 1], "quick")
+    serial = grid.run_grid(*args)
+    with executors.Dask(workers=2) as dask:
+        on_dask = grid.run_grid(*args, executor=dask)
+    strip = lambda recs: json.dumps({t: {p: [{k: v for k, v in r.items()
+                                              if k not in ("seconds", "cpu_seconds")} for r in rs]
+                                         for p, rs in by.items()} for t, by in recs.items()},
+                                    sort_keys=True)
+    assert strip(serial) == strip(on_dask)

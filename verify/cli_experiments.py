@@ -14,6 +14,7 @@ from pathlib import Path
 from .experiments import figure, grid, table
 from .experiments.plans import PLANS
 from .experiments.run import TASKS, settings
+from . import executors
 from .journal import JournalError
 
 SEEDS = {"quick": 3, "default": 50}
@@ -52,7 +53,12 @@ def add_parser(sub, command) -> None:
     ex.add_argument("--plans", type=_names(list(PLANS), "plan"), default=list(PLANS),
                     help=f"comma list (default all: {','.join(PLANS)})")
     ex.add_argument("--seeds", type=_positive, help="number of seeds 0..N-1 (quick 3, default 50)")
-    ex.add_argument("--workers", type=_positive, default=1, help="processes to spread the runs over")
+    ex.add_argument("--workers", type=_positive, default=1,
+                    help="processes to spread the runs over (with --cluster local: Dask workers)")
+    ex.add_argument("--scheduler", metavar="ADDRESS",
+                    help="run on the Dask scheduler at ADDRESS (tcp://HOST:8786); extra 'cluster'")
+    ex.add_argument("--cluster", choices=["local"],
+                    help="start a local Dask cluster of --workers processes for the run")
     ex.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
                     help="output directory (default reports/experiments)")
     ex.add_argument("--profile", choices=("quick", "default"), default="default",
@@ -74,10 +80,14 @@ def handle(args: argparse.Namespace, console) -> int:
         journal = grid.open_journal(out / "journal.jsonl", args.profile)
     except JournalError as exc:
         raise ValueError(str(exc)) from None
-    with Progress(TextColumn("experiments"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
+    try:
+        pool = executors.choose(args.workers, args.scheduler, args.cluster)
+    except executors.ExecutorError as exc:
+        raise ValueError(str(exc)) from None
+    with pool, Progress(TextColumn("experiments"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
         task_bar = bar.add_task("runs", total=None)
-        records = grid.run_grid(args.tasks, args.plans, seeds, args.profile, args.workers, journal,
+        records = grid.run_grid(args.tasks, args.plans, seeds, args.profile, pool, journal,
                                 lambda done, total: bar.update(task_bar, completed=done, total=total))
     data = table.build(records, args.profile, len(seeds),
                        {t: settings(t, args.profile) for t in args.tasks})

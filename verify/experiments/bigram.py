@@ -18,6 +18,9 @@ output logits o = W_O p with p = sum_l gamma_l e_{z_l}.  Attention parameter W_K
     dL/dW_O = G^T P,   h_l = (G W_O)[z_l],   dL/ds_l = gamma_l (h_l - sum_l' gamma_l' h_l'),
     dL/dW_K[a, b] = sum of dL/ds_l over the (query, position) pairs with z_{l-1} = a, q = b.
 
+The contractions over the N queries are matrix products (P W_O^T, G^T P, G W_O: BLAS), the
+scatters into V x V and N x V sums of bincounts.
+
 Gaps (ours): mean of the diagonal minus mean off the diagonal of W_O (output) and W_K
 (attention); the induction head is W_K = lambda I, W_O = mu I.
 """
@@ -28,7 +31,10 @@ from typing import Mapping
 
 import numpy as np
 
-from .base import Params, Problem, gaussian, masked_softmax
+from .base import Params, Problem, gaussian
+
+
+SAFE = 300.0  # logits within +-SAFE: the softmax needs no shift (e^300 and e^-300 are normal)
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,20 @@ class Queries:
     V: int
     triggers: np.ndarray  # (N, K) int: the sequence's triggers
     outputs: np.ndarray  # (N, K) int: their outputs
+    # the context positions of all queries, concatenated (query n's are a contiguous segment):
+    segment: np.ndarray  # (M,) int: the query of each context position
+    starts: np.ndarray  # (N,) int: where each query's segment starts
+    key_index: np.ndarray  # (M,) int: z_{l-1} V + q, the entry of W_K that scores position l
+    value_index: np.ndarray  # (M,) int: n V + z_l, the entry of P that position l feeds
+
+
+def queries(key, value, mask, query, target, V, triggers, outputs) -> Queries:
+    """The queries with their flattened context (the model's work is over context positions
+    only; the mask's positions, in order)."""
+    segment, position = np.nonzero(mask)
+    starts = np.searchsorted(segment, np.arange(query.shape[0]))
+    return Queries(key, value, mask, query, target, V, triggers, outputs, segment, starts,
+                   key[segment, position] * V + query[segment], segment * V + value[segment, position])
 
 
 def stationary(bigram: np.ndarray) -> np.ndarray:
@@ -115,7 +135,7 @@ def sample_sequences(rng: np.random.Generator, n: int, V: int, K: int, seq_len: 
     key = np.concatenate([np.zeros((n, 1), dtype=np.int64), seqs[:, :-1]], axis=1)
     positions = np.arange(seq_len)[None, :]
     mask = (positions >= 1) & (positions <= where[:, None])  # position 0 has no predecessor
-    return Queries(key, seqs, mask, query, target, V, triggers, outputs)
+    return queries(key, seqs, mask, query, target, V, triggers, outputs)
 
 
 @dataclass(frozen=True)
@@ -143,11 +163,14 @@ class BigramTask:
         return {"WK": gaussian(rng, (V, V), std, zero), "WO": gaussian(rng, (V, V), std, zero)}
 
     def _forward(self, params: Params, data: Queries):
-        s = params["WK"][data.key, data.query[:, None]]
-        gamma = masked_softmax(s, data.mask)
+        """gamma over the context positions (flat, segment by segment) and P (N, V)."""
+        s = params["WK"].ravel()[data.key_index]
+        if np.abs(params["WK"]).max() > SAFE:  # else e^s neither overflows nor underflows
+            s = s - np.maximum.reduceat(s, data.starts)[data.segment]
+        e = np.exp(s)
+        gamma = e / np.add.reduceat(e, data.starts)[data.segment]
         n, V = data.query.shape[0], data.V
-        flat = (np.arange(n)[:, None] * V + data.value).ravel()
-        P = np.bincount(flat, weights=gamma.ravel(), minlength=n * V).reshape(n, V)
+        P = np.bincount(data.value_index, weights=gamma, minlength=n * V).reshape(n, V)
         return gamma, P
 
     def loss(self, params: Params, data: Queries) -> float:
@@ -158,30 +181,35 @@ class BigramTask:
         return self._forward(params, data)[1]
 
     def _output(self, params: Params, data: Queries, P: np.ndarray):
-        logp = log_softmax(np.einsum("nb,ab->na", P, params["WO"]))
-        n = logp.shape[0]
+        """Cross-entropy at the query and G = (softmax(o) - e_target) / N, o = W_O p."""
+        o = P @ params["WO"].T
+        n = o.shape[0]
         rows = np.arange(n)
-        loss = float(-np.mean(logp[rows, data.target]))
-        G = np.exp(logp)
-        G[rows, data.target] -= 1.0
-        return loss, G / n
+        if np.abs(params["WO"]).max() > SAFE:  # |o| <= max |W_O| since p sums to 1
+            o -= o.max(axis=1, keepdims=True)
+        G = np.exp(o)
+        total = G.sum(axis=1)
+        loss = float(np.mean(np.log(total) - o[rows, data.target]))
+        G /= (n * total)[:, None]
+        G[rows, data.target] -= 1.0 / n
+        return loss, G
 
     def output_loss_grad(self, params: Params, data: Queries, P: np.ndarray) -> tuple[float, Params]:
         loss, G = self._output(params, data, P)
-        return loss, {"WO": np.einsum("na,nb->ab", G, P)}
+        return loss, {"WO": G.T @ P}
 
     def loss_grad(self, params: Params, data: Queries) -> tuple[float, Params]:
         gamma, P = self._forward(params, data)
         loss, G = self._output(params, data, P)
         V = P.shape[1]
-        h = np.take_along_axis(np.einsum("na,ab->nb", G, params["WO"]), data.value, axis=1)
-        ds = gamma * (h - (gamma * h).sum(axis=1, keepdims=True))
-        flat = (data.key * V + data.query[:, None]).ravel()
-        g_K = np.bincount(flat, weights=ds.ravel(), minlength=V * V).reshape(V, V)
-        return loss, {"WK": g_K, "WO": np.einsum("na,nb->ab", G, P)}
+        h = (G @ params["WO"]).ravel()[data.value_index]
+        gh = gamma * h
+        ds = gh - gamma * np.add.reduceat(gh, data.starts)[data.segment]
+        g_K = np.bincount(data.key_index, weights=ds, minlength=V * V).reshape(V, V)
+        return loss, {"WK": g_K, "WO": G.T @ P}
 
     def evaluate(self, params: Params, data: Queries) -> float:
-        logits = np.einsum("nb,ab->na", self._forward(params, data)[1], params["WO"])
+        logits = self._forward(params, data)[1] @ params["WO"].T
         return float(np.mean(np.argmax(logits, axis=1) == data.target))
 
     def ideal_features(self, problem: Problem) -> tuple[np.ndarray, np.ndarray, float]:
@@ -196,11 +224,6 @@ class BigramTask:
 
     def gaps(self, params: Params, problem: Problem) -> tuple[float, float]:
         return _diagonal_gap(params["WO"]), _diagonal_gap(params["WK"])
-
-
-def log_softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
 
 
 def _diagonal_gap(M: np.ndarray) -> float:

@@ -1,34 +1,59 @@
-"""The grid of runs (task x plan x seed) through the journal of ``verify all``: each finished run
-is one journal line (check id ``experiments.<task>``, case ``plan=<plan>, seed=<seed>``), so a
-stopped grid resumes where it stopped, and runs of a smaller grid are reused by a larger one.
+"""Runs of the experiments through the journal and the executors of ``verify all``.
 
-The journal's key holds the profile, a digest of the task configurations and a fingerprint of
-the code that computes runs (this package and the engine); a journal of another key is refused.
-Runs are spread over worker processes; records are returned in grid order whatever the workers'
-completion order, so the outputs' bytes do not depend on ``--workers``.
+A run is a :class:`Run`: task, plan, seed and the settings it overrides (the initialisation
+scale, the plan's step sizes).  Each finished run is one journal line (check id
+``experiments.<task>``, case ``plan=<plan>, seed=<seed>[, key=value ...]``), so a stopped grid
+resumes where it stopped and a run asked for twice (the init map's runs at Table 1's scale, a
+tuning value) is computed once.  The journal's key holds the profile and a fingerprint of the
+code that computes runs (this package, the engine) and of the tasks' configurations; a journal
+of another key is refused.
+
+Work is sent to an executor (:mod:`verify.executors`: in this process, a process pool, Dask) in
+jobs of at most ``JOB_RUNS`` runs of one task and seed, which share the seed's data (common
+random numbers: every plan of a seed sees the same data and initialisation).  Records are
+returned keyed by their run, whatever the order in which jobs finished, so the outputs' bytes do
+not depend on the executor or on ``--workers``.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from ..checks import Evidence, Outcome
-from ..journal import PACKAGE, Journal, run_key
+from ..executors import Executor, Serial
+from ..journal import PACKAGE, Journal, Timing, run_key
 from . import config
-from .run import TASKS, run_one, settings
+from .run import TASKS, run_seed, settings
 
 RECORD_KEYS = ("train_loss", "test", "diverged")
+JOB_RUNS = 8  # runs per job: enough to share the data, few enough to lose little on a stop
 
 
-def job_label(plan: str, seed: int) -> str:
-    return f"plan={plan}, seed={seed}"
+@dataclass(frozen=True, order=True)
+class Run:
+    """One training run; ``overrides`` are (setting, value) pairs applied to the profile's
+    settings (sorted, so that equal runs are equal)."""
 
+    task: str
+    plan: str
+    seed: int
+    overrides: tuple[tuple[str, float], ...] = field(default=())
 
-def check_id(task: str) -> str:
-    return f"experiments.{task}"
+    @classmethod
+    def of(cls, task: str, plan: str, seed: int, overrides: Mapping[str, float] | None = None):
+        return cls(task, plan, int(seed), tuple(sorted((k, float(v)) for k, v in (overrides or {}).items())))
+
+    @property
+    def label(self) -> str:
+        return ", ".join([f"plan={self.plan}", f"seed={self.seed}",
+                          *(f"{k}={v!r}" for k, v in self.overrides)])
+
+    @property
+    def check_id(self) -> str:
+        return f"experiments.{self.task}"
 
 
 def fingerprint(tasks: Sequence[str]) -> str:
@@ -53,50 +78,73 @@ def _outcome(label: str, record: dict) -> Outcome:
     return Outcome(label, None, None, Evidence.EXHIBIT, "experiment run", values=values)
 
 
-def _record(outcome: Outcome) -> dict:
+def _record(outcome: Outcome, timing: Timing) -> dict:
     values = dict(outcome.values)
     values["trajectory"] = json.loads(values["trajectory"])
+    values["seconds"], values["cpu_seconds"] = timing.seconds, timing.cpu
     return values
 
 
-def _work(job: tuple[str, str, int, str]) -> tuple[str, str, int, dict]:
-    task, plan, seed, profile = job
-    return task, plan, seed, run_one(task, plan, seed, settings(task, profile))
+def jobs(runs: Iterable[Run], profile: str) -> list[tuple[str, str, int, tuple]]:
+    """The runs grouped by task and seed, in chunks of at most JOB_RUNS, in sorted order."""
+    groups: dict[tuple[str, int], list[Run]] = {}
+    for run in sorted(set(runs)):
+        groups.setdefault((run.task, run.seed), []).append(run)
+    out = []
+    for (task, seed), members in groups.items():
+        for at in range(0, len(members), JOB_RUNS):
+            chunk = tuple((r.plan, r.overrides) for r in members[at:at + JOB_RUNS])
+            out.append((task, profile, seed, chunk))
+    return out
+
+
+def work(job: tuple[str, str, int, tuple]) -> list[tuple[Run, dict]]:
+    """One job in a worker: the seed's data once, then each run."""
+    task, profile, seed, chunk = job
+    specs = [(plan, dict(overrides)) for plan, overrides in chunk]
+    records = run_seed(task, seed, settings(task, profile), specs)
+    return [(Run(task, plan, seed, overrides), rec) for (plan, overrides), rec in zip(chunk, records)]
+
+
+def run_all(runs: Iterable[Run], profile: str, executor: Executor | None = None,
+            journal: Journal | None = None,
+            progress: Callable[[int, int], None] | None = None) -> dict[Run, dict]:
+    """Every run's record (from the journal, else computed on ``executor``)."""
+    runs = sorted(set(runs))
+    for task in sorted({r.task for r in runs}):
+        settings(task, profile)  # validate every configuration before any work
+    records: dict[Run, dict] = {}
+    todo = []
+    for run in runs:
+        key = (run.check_id, run.label)
+        if journal is not None and key in journal.done:
+            records[run] = _record(*journal.done[key])
+        else:
+            todo.append(run)
+    done = len(runs) - len(todo)
+    if progress:
+        progress(done, len(runs))
+    executor = executor or Serial()
+    for finished in executor.completed(work, jobs(todo, profile)):
+        for run, record in finished:
+            if journal is not None:
+                journal.record(run.check_id, run.label, _outcome(run.label, record),
+                               Timing(record["seconds"], record["cpu_seconds"]))
+            records[run] = record
+            done += 1
+        if progress:
+            progress(done, len(runs))
+    return records
 
 
 def run_grid(tasks: Sequence[str], plans: Sequence[str], seeds: Sequence[int], profile: str,
-             workers: int = 1, journal: Journal | None = None,
-             progress: Callable[[int, int], None] | None = None) -> dict:
-    """records[task][plan] = list of run records, one per seed, in seed order."""
-    for task in tasks:
-        settings(task, profile)  # validate every configuration before any work
-    records: dict = {t: {p: {} for p in plans} for t in tasks}
-    todo = []
-    for task in tasks:
-        for plan in plans:
-            for seed in seeds:
-                key = (check_id(task), job_label(plan, seed))
-                if journal is not None and key in journal.done:
-                    records[task][plan][seed] = _record(journal.done[key][0])
-                else:
-                    todo.append((task, plan, seed, profile))
-    total = len(tasks) * len(plans) * len(seeds)
-    done = total - len(todo)
-    if progress:
-        progress(done, total)
-    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 and todo else None
-    stream = (f.result() for f in as_completed([pool.submit(_work, j) for j in todo])) if pool \
-        else map(_work, todo)
-    try:
-        for task, plan, seed, record in stream:
-            if journal is not None:
-                journal.record(check_id(task), job_label(plan, seed),
-                               _outcome(job_label(plan, seed), record), record["seconds"])
-            records[task][plan][seed] = record
-            done += 1
-            if progress:
-                progress(done, total)
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
-    return {t: {p: [records[t][p][s] for s in seeds] for p in plans} for t in tasks}
+             executor: Executor | None = None, journal: Journal | None = None,
+             progress: Callable[[int, int], None] | None = None,
+             overrides: Callable[[str, str], Mapping[str, float]] | None = None) -> dict:
+    """records[task][plan] = list of run records, one per seed, in seed order;
+    ``overrides(task, plan)`` gives each plan's settings (default: none)."""
+    spec = {(t, p): Run.of(t, p, s, overrides(t, p) if overrides else None)
+            for t in tasks for p in plans for s in [0]}
+    runs = {(t, p, s): Run(t, p, s, spec[t, p].overrides) for t in tasks for p in plans for s in seeds}
+    records = run_all(runs.values(), profile, executor, journal, progress)
+    return {t: {p: [records[runs[t, p, s]] for s in seeds] for p in plans} for t in tasks}

@@ -96,27 +96,32 @@ def diverged(loss: float) -> bool:
 
 
 def train(task, problem, params: Params, phases: list[Phase]) -> tuple[Params, Trajectory, bool]:
-    """Full-batch GD through the phases (in an output-only phase the attention read-out is
-    computed once, the same numbers as recomputing it at every step).  Returns the final
-    parameters, the trajectory and whether the run diverged (:func:`diverged`; such a run stops
-    at its first diverged loss)."""
+    """Full-batch GD through the phases.  In an output-only phase of several steps the attention
+    read-out is computed once (the same numbers as recomputing it at every step), and a task
+    with a squared loss steps on its :class:`~verify.experiments.base.Quadratic` (the same maths;
+    checkpoints record the loss from the residual).  Returns the final parameters, the
+    trajectory and whether the run diverged (:func:`diverged`; such a run stops at its first
+    diverged loss)."""
     marks = checkpoints(phases)
     traj = Trajectory([], [], [], [])
     params = {k: np.array(v, dtype=np.float64) for k, v in params.items()}
-    step = 0
+    state = {"step": 0}
 
     def record(loss: float) -> None:
         out_gap, att_gap = task.gaps(params, problem)
-        traj.step.append(step)
+        traj.step.append(state["step"])
         traj.loss.append(loss)
         traj.output_gap.append(out_gap)
         traj.attention_gap.append(att_gap)
 
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         for phase in phases:
-            fixed = None
-            if set(phase.rates) == {"output"} and phase.steps > 1:
-                fixed = task.readout(params, problem.train)  # attention frozen: compute it once
+            frozen = set(phase.rates) == {"output"} and phase.steps > 1
+            if frozen and hasattr(task, "quadratic"):
+                if _quadratic_phase(task, problem, params, phase, marks, state, record):
+                    return params, traj, True
+                continue
+            fixed = task.readout(params, problem.train) if frozen else None
             for _ in range(phase.steps):
                 if fixed is None:
                     loss, grads = task.loss_grad(params, problem.train)
@@ -124,14 +129,34 @@ def train(task, problem, params: Params, phases: list[Phase]) -> tuple[Params, T
                     loss, grads = task.output_loss_grad(params, problem.train, fixed)
                 if diverged(loss):
                     return params, traj, True
-                if step in marks:
+                if state["step"] in marks:
                     record(loss)
                 for group, eta in phase.rates.items():
                     for name in task.groups[group]:
                         params[name] = params[name] - eta * grads[name]
-                step += 1
+                state["step"] += 1
         final = task.loss(params, problem.train)
         if diverged(final):
             return params, traj, True
         record(final)
     return params, traj, False
+
+
+def _quadratic_phase(task, problem, params: Params, phase: Phase, marks, state, record) -> bool:
+    """An output-only phase on the task's quadratic (updates ``params`` in place); True if the
+    run diverged."""
+    fixed = task.readout(params, problem.train)
+    quad = task.quadratic(params, problem.train, fixed)
+    theta, eta = quad.pack(params), phase.rates["output"]
+    for _ in range(phase.steps):
+        loss, grad = quad.loss_grad(theta)
+        if diverged(loss):
+            params.update(quad.unpack(theta))
+            return True
+        if state["step"] in marks:
+            params.update(quad.unpack(theta))
+            record(task.output_loss_grad(params, problem.train, fixed)[0])
+        theta = theta - eta * grad
+        state["step"] += 1
+    params.update(quad.unpack(theta))
+    return False

@@ -61,16 +61,33 @@ def generators(name: str, seed: int) -> list[np.random.Generator]:
 
 def run_one(name: str, plan: str, seed: int, cfg: Mapping[str, Any]) -> dict[str, Any]:
     """Train one plan on one seeded draw of the task; the record stored in the journal."""
-    if plan not in PLANS:
-        raise ValueError(f"unknown plan {plan!r} (plans: {', '.join(PLANS)})")
+    return run_seed(name, seed, cfg, [(plan, {})])[0]
+
+
+def run_seed(name: str, seed: int, cfg: Mapping[str, Any],
+             specs: list[tuple[str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """Train each (plan, overrides) of ``specs`` on the same seeded draw of the task, drawn
+    once: the records of :func:`run_one` for ``dict(cfg, **overrides)``, byte for byte (each run
+    starts its initialisation generator afresh).  The draw's cost is counted in the first
+    record's times."""
     task = task_of(name)
-    start = time.perf_counter()
-    r_train, r_test, r_task, r_init = generators(name, seed)
+    for plan, _ in specs:
+        if plan not in PLANS:
+            raise ValueError(f"unknown plan {plan!r} (plans: {', '.join(PLANS)})")
+    wall, cpu = time.perf_counter(), time.process_time()
+    r_train, r_test, r_task, _ = generators(name, seed)
     problem = task.sample(cfg, (r_train, r_test, r_task))
-    params = task.init(problem, r_init, plan.endswith("-zero"), cfg)
-    params, traj, blown = train(task, problem, params, schedule(plan, cfg))
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        train_loss = float("inf") if blown else task.loss(params, problem.train)
-        test = float("nan") if blown else task.evaluate(params, problem.test)
-    return {"train_loss": float(train_loss), "test": float(test), "diverged": blown,
-            "trajectory": traj.as_dict(), "seconds": time.perf_counter() - start}
+    records = []
+    for plan, overrides in specs:
+        run_cfg = {**cfg, **overrides}
+        params = task.init(problem, generators(name, seed)[3], plan.endswith("-zero"), run_cfg)
+        params, traj, blown = train(task, problem, params, schedule(plan, run_cfg))
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            train_loss = float("inf") if blown else task.loss(params, problem.train)
+            test = float("nan") if blown else task.evaluate(params, problem.test)
+        now_wall, now_cpu = time.perf_counter(), time.process_time()
+        records.append({"train_loss": float(train_loss), "test": float(test), "diverged": blown,
+                        "trajectory": traj.as_dict(), "seconds": now_wall - wall,
+                        "cpu_seconds": now_cpu - cpu})
+        wall, cpu = now_wall, now_cpu
+    return records

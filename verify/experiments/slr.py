@@ -23,7 +23,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .base import Params, Problem, gaussian
+from .base import Params, Problem, Quadratic, gaussian
 
 
 @dataclass(frozen=True)
@@ -77,34 +77,44 @@ class SLRTask:
         D, std = problem.info["D"], float(cfg["init_std"])
         return {"k": gaussian(rng, D, std, zero), "v": gaussian(rng, D, std, zero)}
 
-    def _forward(self, params: Params, data: Sequences):
-        s = np.einsum("nld,d->nl", data.X, params["k"])
+    def _scores(self, params: Params, data: Sequences):
+        """gamma (N, L), <x_l, v> (N, L) and f (N,) from one product of the (N L, D) tokens with
+        [k, v] (BLAS)."""
+        n, L, D = data.X.shape
+        kv = data.X.reshape(n * L, D) @ np.stack([params["k"], params["v"]], axis=1)
+        s, value = kv[:, 0].reshape(n, L), kv[:, 1].reshape(n, L)
         s = s - s.max(axis=1, keepdims=True)
         w = np.exp(s)
         gamma = w / w.sum(axis=1, keepdims=True)
-        z = np.einsum("nl,nld->nd", gamma, data.X)
-        return gamma, z, np.einsum("nd,d->n", z, params["v"])
+        return gamma, value, (gamma * value).sum(axis=1)
 
     def loss(self, params: Params, data: Sequences) -> float:
-        f = self._forward(params, data)[2]
+        f = self._scores(params, data)[2]
         return float(np.mean(0.5 * (f - data.y) ** 2))
 
     def readout(self, params: Params, data: Sequences) -> np.ndarray:
         """z = sum_l gamma_l x_l: what an output-only phase keeps fixed."""
-        return self._forward(params, data)[1]
+        gamma = self._scores(params, data)[0]
+        return np.matmul(gamma[:, None, :], data.X)[:, 0, :]
 
     def output_loss_grad(self, params: Params, data: Sequences, z: np.ndarray) -> tuple[float, Params]:
-        err = np.einsum("nd,d->n", z, params["v"]) - data.y
-        return float(np.mean(0.5 * err * err)), {"v": np.einsum("n,nd->d", err, z) / err.shape[0]}
+        err = z @ params["v"] - data.y
+        return float(np.mean(0.5 * err * err)), {"v": (err @ z) / err.shape[0]}
+
+    def quadratic(self, params: Params, data: Sequences, z: np.ndarray) -> Quadratic:
+        """The output phase at fixed attention (read-out z) as a quadratic in v."""
+        return Quadratic.of(z, data.y, params, ("v",))
 
     def loss_grad(self, params: Params, data: Sequences) -> tuple[float, Params]:
-        gamma, z, f = self._forward(params, data)
+        gamma, value, f = self._scores(params, data)
         err = f - data.y
-        n = err.shape[0]
-        value = np.einsum("nld,d->nl", data.X, params["v"])  # (N, L)
-        ds = (err[:, None] * gamma * (value - f[:, None])) / n
-        g_k = np.einsum("nl,nld->d", ds, data.X)
-        return float(np.mean(0.5 * err * err)), {"k": g_k, "v": np.einsum("n,nd->d", err, z) / n}
+        n, L, D = data.X.shape
+        # dL/dv = mean(e sum_l gamma_l x_l), dL/dk = mean(e sum_l gamma_l (<x_l, v> - f) x_l):
+        # both are X^T (coefficients per token), one product with the (N L, D) tokens
+        coef = np.stack([(err[:, None] * gamma).ravel(),
+                         (err[:, None] * gamma * (value - f[:, None])).ravel()], axis=1) / n
+        g = data.X.reshape(n * L, D).T @ coef
+        return float(np.mean(0.5 * err * err)), {"k": g[:, 1], "v": g[:, 0]}
 
     def evaluate(self, params: Params, data: Sequences) -> float:
         return self.loss(params, data)
