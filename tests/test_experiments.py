@@ -480,3 +480,16 @@ def test_grid_gives_the_same_bytes_on_a_local_cluster_of_two(tmp_path):
                                          for p, rs in by.items()} for t, by in recs.items()},
                                     sort_keys=True)
     assert strip(serial) == strip(on_dask)
+
+
+def test_slr_blocked_step_equals_one_block(monkeypatch):
+    """The full step in blocks of tokens gives the one-block loss and gradients (to rounding)."""
+    from verify.experiments import slr
+
+    task, problem, params = tiny("slr")
+    whole = task.loss_grad(params, problem.train)
+    monkeypatch.setattr(slr, "BLOCK_BYTES", 1)  # one sequence per block
+    blocks = task.loss_grad(params, problem.train)
+    assert blocks[0] == pytest.approx(whole[0], rel=1e-13)
+    for k in ("k", "v"):
+        np.testing.assert_allclose(blocks[1][k], whole[1][k], rtol=1e-12, atol=1e-15)

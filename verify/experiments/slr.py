@@ -26,6 +26,9 @@ import numpy as np
 from .base import Params, Problem, Quadratic, gaussian
 
 
+BLOCK_BYTES = 1 << 20  # tokens per block of the full step: about a megabyte (stays in cache)
+
+
 @dataclass(frozen=True)
 class Sequences:
     X: np.ndarray  # (N, L, D)
@@ -106,15 +109,30 @@ class SLRTask:
         return Quadratic.of(z, data.y, params, ("v",))
 
     def loss_grad(self, params: Params, data: Sequences) -> tuple[float, Params]:
-        gamma, value, f = self._scores(params, data)
-        err = f - data.y
+        """dL/dv = mean(e sum_l gamma_l x_l), dL/dk = mean(e sum_l gamma_l (<x_l, v> - f) x_l):
+        both X^T (coefficients per token).  Block by block of about ``BLOCK_BYTES`` of tokens,
+        so that each block is read from memory once for the forward and the backward product
+        (the step is memory-bound: X is 50 MB at the paper's size)."""
         n, L, D = data.X.shape
-        # dL/dv = mean(e sum_l gamma_l x_l), dL/dk = mean(e sum_l gamma_l (<x_l, v> - f) x_l):
-        # both are X^T (coefficients per token), one product with the (N L, D) tokens
-        coef = np.stack([(err[:, None] * gamma).ravel(),
-                         (err[:, None] * gamma * (value - f[:, None])).ravel()], axis=1) / n
-        g = data.X.reshape(n * L, D).T @ coef
-        return float(np.mean(0.5 * err * err)), {"k": g[:, 1], "v": g[:, 0]}
+        X2 = data.X.reshape(n * L, D)
+        kv = np.stack([params["k"], params["v"]], axis=1)
+        rows = max(1, BLOCK_BYTES // (L * D * 8))
+        g = np.zeros((D, 2))
+        sq = 0.0
+        for a in range(0, n, rows):
+            Xb = X2[a * L:(a + rows) * L]
+            m = Xb.shape[0] // L
+            sv = Xb @ kv
+            s, value = sv[:, 0].reshape(m, L), sv[:, 1].reshape(m, L)
+            w = np.exp(s - s.max(axis=1, keepdims=True))
+            gamma = w / w.sum(axis=1, keepdims=True)
+            f = (gamma * value).sum(axis=1)
+            err = f - data.y[a:a + m]
+            sq += float(err @ err)
+            eg = err[:, None] * gamma
+            g += Xb.T @ np.stack([eg.ravel(), (eg * (value - f[:, None])).ravel()], axis=1)
+        g /= n
+        return 0.5 * sq / n, {"k": g[:, 1], "v": g[:, 0]}
 
     def evaluate(self, params: Params, data: Sequences) -> float:
         return self.loss(params, data)
