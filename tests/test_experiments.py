@@ -11,7 +11,7 @@ import pytest
 from verify.cli import main
 from verify.engine import general, model
 from verify.engine.plans import three_phase
-from verify.experiments import config, figure, grid, plans, table
+from verify.experiments import config, figure, grid, plans, protocol, table
 from verify.experiments.counting import OCCURRENCE, attention
 from verify.experiments.run import TASKS, generators, run_one, settings
 from verify.results import experiments as claims
@@ -129,24 +129,47 @@ def _run(capsys, *argv):
     return code, out, err
 
 
-def test_command_writes_table_and_figure_reproducibly_and_resumes(capsys, tmp_path):
-    argv = ["experiments", "--profile", "quick", "--tasks", "occurrence,even_pairs",
-            "--plans", "joint,O1-A1", "--seeds", "2"]
-    code, out, _ = _run(capsys, *argv, "--out", str(tmp_path / "a"))
+def test_command_tunes_freezes_and_writes_table_and_figure_reproducibly_and_resumes(capsys, tmp_path):
+    """--stage tune then --stage grid: the frozen choice goes through the --chosen file; the grid
+    gives the same bytes on one process and on two; a second run resumes from the journal."""
+    chosen = tmp_path / "chosen.toml"
+    base = ["experiments", "--profile", "quick", "--tasks", "occurrence,even_pairs",
+            "--plans", "joint,O1-A1", "--chosen", str(chosen)]
+    grid_argv = [*base, "--seeds", "2", "--map-seeds", "2"]
+    code, _, err = _run(capsys, *grid_argv, "--out", str(tmp_path / "a"))
+    assert code == 2 and "--stage tune" in err  # nothing frozen yet: one line
+    code, out, _ = _run(capsys, *base, "--stage", "tune", "--write-chosen", "--out", str(tmp_path / "a"))
+    assert code == 0 and chosen.is_file() and (tmp_path / "a" / "tuning.png").is_file()
+    frozen = protocol.load_chosen("quick", chosen)
+    assert set(frozen) == {"occurrence", "even_pairs"} and len(frozen["occurrence"]["O1-A1"]) == 2
+    code, out, _ = _run(capsys, *grid_argv, "--out", str(tmp_path / "a"))
     assert code == 0 and "Table 1" in out
-    code, _, _ = _run(capsys, *argv, "--out", str(tmp_path / "b"), "--workers", "2")
+    code, _, _ = _run(capsys, *grid_argv, "--out", str(tmp_path / "b"), "--workers", "2")
     assert code == 0
     assert not (tmp_path / "a" / "claims.md").exists()  # two tasks: the claims need all six
-    for name in ("table1.md", "table1.json", "figure3.png"):
+    for name in ("table1.md", "figure3.png"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
     data = json.loads((tmp_path / "a" / "table1.json").read_text())
+    other = json.loads((tmp_path / "b" / "table1.json").read_text())
+    assert "tuning" in data and "tuning" not in other  # b's journal has no tuning runs
+    assert {k: v for k, v in data.items() if k != "tuning"} == other
     assert set(data["tasks"]) == {"occurrence", "even_pairs"} and data["seeds"] == 2
-    # resume: a third run in the same directory judges nothing new and writes the same bytes
+    assert set(data["init_map"]["scales"]) == {"0.0", "0.01", "0.1"}
+    assert set(data["init_map"]["scales"]["0.0"]["occurrence"]) == {"joint", "O1-A1"}
+    steps = data["tasks"]["occurrence"]["chosen"]["joint"]["steps"]
+    assert set(steps) == {"eta_attention"}
+    # resume: a third run in the same directory computes nothing new and writes the same bytes
     lines = (tmp_path / "a" / "journal.jsonl").read_text().count("\n")
     before = (tmp_path / "a" / "table1.json").read_bytes()
-    assert _run(capsys, *argv, "--out", str(tmp_path / "a"))[0] == 0
+    assert _run(capsys, *grid_argv, "--out", str(tmp_path / "a"))[0] == 0
     assert (tmp_path / "a" / "journal.jsonl").read_text().count("\n") == lines
     assert (tmp_path / "a" / "table1.json").read_bytes() == before
+    # a frozen choice that disagrees with the journal's tuning is refused
+    data = protocol.read_chosen(chosen)
+    data["quick"]["occurrence"]["joint"] = [k + 1 if k < 2 else k - 1 for k in data["quick"]["occurrence"]["joint"]]
+    chosen.write_text(protocol.chosen_text(data))
+    code, _, err = _run(capsys, *grid_argv, "--out", str(tmp_path / "a"))
+    assert code == 2 and "disagrees" in err
 
 
 @pytest.mark.parametrize("argv,needle", [
@@ -232,21 +255,25 @@ def test_claim_checks_pass_on_the_claimed_pattern_and_fail_on_mutations():
     assert claims.judge_lag(_records(1.0, lag=False), "x").passed is False
 
 
-def test_claims_file_judges_every_claim():
-    """`verify experiments` writes claims.md beside Table 1 (cli_experiments.claims_markdown): one
-    row per claim and per task of per-task claims."""
+def test_claims_file_judges_every_claim_at_every_scale():
+    """`verify experiments` writes claims.md (cli_experiments.claims_markdown): one verdict per
+    claim (and per task of per-task claims) for each init scale and for Table 1's seeds, then
+    the details; a scale where a claim fails shows FAIL in its own column only."""
     from verify.cli_experiments import claims_markdown
 
     good = _records(1.0, {p: 0.5 for p in claims.SIMPLE_PLANS})
     rows = claims.judge_grid(good, "g")
     assert len(rows) == 2 + len(claims.THREE_PHASE_TASKS) + len(claims.ALL_TASKS)
     assert all(outcome.passed is True for _, _, outcome in rows)
-    text = claims_markdown(good, "default", 6)
-    assert text.count("| pass |") == len(rows) and "FAIL" not in text
     worse = _records(1.0, {"O1-A1-O": 0.9, **{p: 0.5 for p in claims.SIMPLE_PLANS}})
-    lines = [line for line in claims_markdown(worse, "default", 6).splitlines()
-             if line.startswith("| `experiments.three_phase`")]
-    assert sum("| FAIL |" in line for line in lines) == 4
+    zero = {t: {p: r for p, r in by.items() if p not in ("A", "A1-O")} for t, by in good.items()}
+    text = claims_markdown(good, "quick", 6, {0.0: zero, 0.1: worse}, 6)
+    table = [line for line in text.splitlines() if line.startswith("| `experiments.")][:len(rows)]
+    assert "std 0, 6 seeds | std 0.1, 6 seeds | Table 1: std 0.1, 6 seeds |" in text
+    three = [line for line in table if line.startswith("| `experiments.three_phase`")]
+    assert len(three) == 4 and all(line.endswith("| pass | FAIL | pass |") for line in three)
+    assert sum(line.endswith("| pass | pass | pass |") for line in table) == len(rows) - 4
+    assert "A: worst" not in text.split("## std 0, 6 seeds")[1].split("## std 0.1")[0]
 
 
 def test_statistics():
@@ -493,3 +520,68 @@ def test_slr_blocked_step_equals_one_block(monkeypatch):
     assert blocks[0] == pytest.approx(whole[0], rel=1e-13)
     for k in ("k", "v"):
         np.testing.assert_allclose(blocks[1][k], whole[1][k], rtol=1e-12, atol=1e-15)
+
+
+# ------------------------------------------------------------------------------ protocol
+
+
+def test_protocol_grid_choice_ties_and_divergence():
+    """Points x sqrt(10) apart around the centre; the least mean loss wins, a point with a
+    diverged run is not eligible, ties go to the first point in grid order."""
+    cfg = {"eta_attention": 100.0, "eta_output_one": 2.0, "eta_attention_one": 10.0}
+    assert [protocol.steps("joint", cfg, p)["eta_attention"] for p in protocol.points("joint")] == \
+        pytest.approx([10.0, 100 / 10 ** 0.5, 100.0, 100 * 10 ** 0.5, 1000.0])
+    assert len(protocol.points("O1-A1-O")) == 25 and protocol.points("O1-A1-O")[0] == (-2, -2)
+    curve = [{"exponents": [k], "mean_loss": loss} for k, loss in
+             zip(protocol.EXPONENTS, [0.5, 0.2, 0.2, None, 0.01])]
+    assert protocol.choose(curve) == (2,)
+    curve[-1]["mean_loss"] = None  # diverged: not eligible
+    assert protocol.choose(curve) == (-1,)  # the tie between k = -1 and 0 goes to the first
+    assert protocol.choose([{"exponents": [0], "mean_loss": None}]) is None
+    assert protocol.map_plans(0.0) == ["joint", "O", "O1-A1-O", "O1-A1-O-zero", "O1-A1"]
+    assert protocol.overrides("O1-A1-O-zero", cfg, (0, 0), 0.1)["init_std"] == 0.0
+
+
+def test_chosen_file_round_trip(tmp_path):
+    data = {"quick": {"occurrence": {"joint": [1], "O1-A1-O": [-2, 0]}}}
+    path = tmp_path / "chosen.toml"
+    path.write_text(protocol.chosen_text(data))
+    assert protocol.load_chosen("quick", path) == {"occurrence": {"joint": (1,), "O1-A1-O": (-2, 0)}}
+    assert protocol.load_chosen("default", path) == {}
+    with pytest.raises(protocol.ProtocolError, match="--stage tune"):
+        protocol.frozen("occurrence", "A", "quick", protocol.load_chosen("quick", path))
+
+
+def test_and_starts_antisymmetric():
+    """AND's heads 3, 4 copy the logits of heads 1, 2 with negated outputs: the paired heads'
+    outputs are exact negatives at the start (f = bias on every word, to rounding); the Gaussian
+    initialisation's are not."""
+    from verify.experiments.counting import AND, attend
+
+    cfg = settings("and", "quick")
+    assert cfg["init"] == "antisymmetric"
+    rngs = generators("and", 0)
+    problem = AND.sample(cfg, tuple(rngs[:3]))
+    params = AND.init(problem, rngs[3], False, cfg)
+    np.testing.assert_array_equal(params["alpha"][2:], params["alpha"][:2])
+    np.testing.assert_array_equal(params["B"][2:], -params["B"][:2])
+    _, o = attend(problem.train.counts, params["alpha"], params["B"])
+    np.testing.assert_array_equal(o[:, 2:], -o[:, :2])  # paired heads: exact negatives
+    assert np.abs(o.sum(axis=1)).max() < 1e-15 and np.abs(o).max() > 1e-3
+    gauss = AND.init(problem, generators("and", 0)[3], False, {**cfg, "init": "gaussian"})
+    _, o = attend(problem.train.counts, gauss["alpha"], gauss["B"])
+    assert np.abs(o.sum(axis=1)).max() > 1e-3
+
+
+def test_indifference_zone_power_and_diverged_runs():
+    """The power of the indifference-zone test: 1 with no spread, falling with the spread, about
+    the level when delta is small against the spread; a diverged run blocks a pass."""
+    assert claims.power([1.0] * 10) == 1.0
+    rng = np.random.default_rng(0)
+    noisy = [claims.power(0.99 + s * rng.standard_normal(10)) for s in (0.005, 0.02, 0.2)]
+    assert noisy[0] > 0.99 and noisy[0] > noisy[1] > noisy[2] and noisy[2] < 0.2
+    good = _records(1.0, {p: 0.5 for p in claims.SIMPLE_PLANS})
+    assert claims.judge_joint(good, "x").passed is True
+    good["or"]["joint"][3] = {**good["or"]["joint"][3], "diverged": True, "test": float("nan")}
+    out = claims.judge_joint(good, "x")
+    assert out.passed is None and "1 diverged (apart)" in out.detail

@@ -137,9 +137,9 @@ def antisymmetric(rng: np.random.Generator, H: int, d: int, std: float,
     """The anti-symmetric initialisation of H = 2m heads (ours: the paper's construction is in
     its lost Appendix B): heads 1..m draw logits and output weights N(0, std^2); head m + h
     copies head h's logits and negates its output weights (the anti-symmetrical initialisation
-    of Zhang et al. 2020, Chizat et al.'s doubling trick).  The heads' outputs cancel, so f
-    starts at the bias, and for every symbol one head of each pair has a non-negative output
-    weight on it: some heads favour each target from the start."""
+    of Zhang et al. 2020, Chizat et al.'s doubling trick).  Paired heads' outputs are exact
+    negatives, so f starts at the bias (to rounding), and for every symbol one head of each
+    pair has a non-negative output weight on it: some heads favour each target from the start."""
     if H % 2:
         raise ValueError(f"the anti-symmetric initialisation needs an even number of heads, got {H}")
     alpha = gaussian(rng, (H // 2, d), std, zero)

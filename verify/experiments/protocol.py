@@ -1,0 +1,164 @@
+"""The claim-blind protocol for the settings the paper lost (proofs/experiments.md, "Protocol").
+
+1. Output phases of several steps use the curvature step eta_O (:mod:`.curvature`).
+2. Each plan's free step sizes (``FREE``) are chosen on a fixed grid: the centre c (the
+   configuration's value, round 1's choice) times 10^(k/2), k in ``EXPONENTS`` (5 values per
+   axis, x sqrt(10) apart; 25 points for two axes), by that plan's own final training loss
+   averaged over the held-out seeds ``TUNING_SEEDS`` at the initialisation scale of Table 1; a
+   point where any of those runs diverged is not eligible; ties go to the first point in grid
+   order.  Every plan has the same step budget and seeds.  Test accuracy, the paper's
+   statements and the claims' checks are never inputs.  The choice is then frozen
+   (``config/chosen.toml``) and reported on seeds 0..n-1.
+3. The initialisation scale is mapped: std in ``SCALES`` on ``MAP_SEEDS``, every claim judged at
+   each scale; std 0 only for the plans whose first trained layer has a gradient at zero
+   (``ZERO_PLANS``: at zero, A's attention gradient vanishes for ever and A(1x)->O's attention
+   step is zero, so they would be the untrained model and O).  Table 1 is at the scale the
+   configuration names (``init_std``, 0.1: round 1's, set before any run).
+4. AND starts from the anti-symmetric initialisation (:func:`verify.experiments.counting.antisymmetric`).
+
+Knows the plans and grids; nothing of the claims.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from .grid import Run
+from .plans import PLANS
+
+EXPONENTS = (-2, -1, 0, 1, 2)  # value = centre * 10^(k/2)
+FREE = {
+    "joint": ("eta_attention",),
+    "A": ("eta_attention",),
+    "O": ("eta_output",),
+    "A1-O": ("eta_attention_one",),
+    "O1-A1-O": ("eta_output_one", "eta_attention_one"),
+    "O1-A1-O-zero": ("eta_output_one", "eta_attention_one"),
+    "O1-A1": ("eta_output_one", "eta_attention_one"),
+}
+TUNING_SEEDS = tuple(range(50, 55))
+SCALES = (0.0, 0.01, 0.1)
+MAP_SEEDS = tuple(range(10))
+ZERO_PLANS = ("joint", "O", "O1-A1-O", "O1-A1-O-zero", "O1-A1")
+CHOSEN = "chosen.toml"
+
+
+class ProtocolError(ValueError):
+    """The frozen choice is missing or disagrees with the tuning runs."""
+
+
+def value(centre: float, k: int) -> float:
+    """centre * 10^(k/2), exactly the same float wherever it is computed."""
+    return float(centre) * 10.0 ** (k / 2)
+
+
+def points(plan: str) -> list[tuple[int, ...]]:
+    """The grid of a plan's free steps, as exponent tuples, in grid order."""
+    return list(itertools.product(EXPONENTS, repeat=len(FREE[plan])))
+
+
+def steps(plan: str, cfg: Mapping[str, Any], exponents: Sequence[int]) -> dict[str, float]:
+    """The plan's free step sizes at a grid point."""
+    return {key: value(cfg[key], k) for key, k in zip(FREE[plan], exponents)}
+
+
+def overrides(plan: str, cfg: Mapping[str, Any], exponents: Sequence[int], std: float) -> dict:
+    """A run's settings: its free steps and its initialisation scale (always written, so that
+    the same run asked for by two stages is one run; the zero plan's scale is 0)."""
+    return {**steps(plan, cfg, exponents), "init_std": 0.0 if plan.endswith("-zero") else std}
+
+
+def tuning_runs(task: str, cfg: Mapping[str, Any], plans: Sequence[str] = PLANS) -> list[Run]:
+    std = float(cfg["init_std"])
+    return [Run.of(task, plan, seed, overrides(plan, cfg, point, std))
+            for plan in plans for point in points(plan) for seed in TUNING_SEEDS]
+
+
+def curve(task: str, plan: str, cfg: Mapping[str, Any], records: Mapping[Run, dict]) -> list[dict]:
+    """The tuning curve: per grid point its step sizes, the mean final training loss over the
+    tuning seeds (None when a run diverged) and the number of diverged runs."""
+    std = float(cfg["init_std"])
+    out = []
+    for point in points(plan):
+        runs = [records[Run.of(task, plan, s, overrides(plan, cfg, point, std))] for s in TUNING_SEEDS]
+        lost = sum(bool(r["diverged"]) for r in runs)
+        mean = None if lost else math.fsum(r["train_loss"] for r in runs) / len(runs)
+        out.append({"exponents": list(point), "steps": steps(plan, cfg, point), "mean_loss": mean,
+                    "diverged": lost})
+    return out
+
+
+def choose(points_curve: Sequence[dict]) -> tuple[int, ...] | None:
+    """The eligible point of least mean loss, the first in grid order on a tie; None if every
+    point had a diverged run."""
+    best = None
+    for row in points_curve:
+        if row["mean_loss"] is not None and (best is None or row["mean_loss"] < best["mean_loss"]):
+            best = row
+    return None if best is None else tuple(best["exponents"])
+
+
+def chosen_path() -> Path:
+    """The package's frozen choice, ``config/chosen.toml``."""
+    return Path(str(resources.files(__package__) / "config" / CHOSEN))
+
+
+def read_chosen(path: Path | None = None) -> dict:
+    """Every profile's frozen exponents as lists: data[profile][task][plan]."""
+    path = chosen_path() if path is None else path
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ProtocolError(f"{path} is malformed: {exc}") from None
+
+
+def load_chosen(profile: str, path: Path | None = None) -> dict[str, dict[str, tuple[int, ...]]]:
+    """The frozen choice: chosen[task][plan] = exponents ({} when none is recorded)."""
+    data = read_chosen(path).get(profile, {})
+    return {task: {plan: tuple(int(k) for k in ks) for plan, ks in plans.items()}
+            for task, plans in data.items()}
+
+
+def chosen_text(chosen: Mapping[str, Mapping[str, Mapping[str, Sequence[int]]]]) -> str:
+    """``config/chosen.toml`` for chosen[profile][task][plan] = exponents."""
+    lines = ["# The protocol's frozen step sizes (proofs/experiments.md, \"Protocol\"): per profile, task",
+             "# and plan, the exponents k of the plan's free steps (protocol.FREE, in that order),",
+             "# value = centre * 10^(k/2).  Written by `verify experiments --stage tune",
+             "# --write-chosen` from the tuning runs (seeds 50-54); do not edit by hand.", ""]
+    for profile in sorted(chosen):
+        for task in sorted(chosen[profile]):
+            lines.append(f"[{profile}.{task}]")
+            for plan in PLANS:
+                if plan in chosen[profile][task]:
+                    ks = ", ".join(str(int(k)) for k in chosen[profile][task][plan])
+                    lines.append(f'"{plan}" = [{ks}]')
+            lines.append("")
+    return "\n".join(lines)
+
+
+def frozen(task: str, plan: str, profile: str, chosen: Mapping | None = None) -> tuple[int, ...]:
+    chosen = load_chosen(profile) if chosen is None else chosen
+    try:
+        return chosen[task][plan]
+    except KeyError:
+        raise ProtocolError(f"no frozen step sizes for {task}/{plan} at profile {profile!r}: run "
+                            f"`verify experiments --profile {profile} --stage tune "
+                            "--write-chosen` first") from None
+
+
+def grid_runs(task: str, cfg: Mapping[str, Any], profile: str, plans: Sequence[str],
+              seeds: Sequence[int], std: float, chosen: Mapping | None = None) -> dict:
+    """runs[plan] = [Run per seed] at scale ``std`` with the frozen step sizes."""
+    return {plan: [Run.of(task, plan, s, overrides(plan, cfg, frozen(task, plan, profile, chosen), std))
+                   for s in seeds] for plan in plans}
+
+
+def map_plans(std: float, plans: Sequence[str] = PLANS) -> list[str]:
+    """The plans run at an initialisation scale (std 0: ``ZERO_PLANS`` only)."""
+    return [p for p in plans if std > 0 or p in ZERO_PLANS]
