@@ -585,3 +585,25 @@ def test_indifference_zone_power_and_diverged_runs():
     good["or"]["joint"][3] = {**good["or"]["joint"][3], "diverged": True, "test": float("nan")}
     out = claims.judge_joint(good, "x")
     assert out.passed is None and "1 diverged (apart)" in out.detail
+
+
+def test_journal_fingerprint_covers_the_computing_code_only(tmp_path):
+    """A change to a module that computes runs (or to a configuration) changes the journal's
+    key; a change to the presentation (table.py) does not."""
+    import shutil
+
+    from verify.journal import PACKAGE
+
+    root = tmp_path / "verify"
+    shutil.copytree(PACKAGE / "experiments", root / "experiments")
+    shutil.copytree(PACKAGE / "engine", root / "engine")
+    names = list(TASKS)
+    base = grid.fingerprint(names, root)
+    (root / "experiments" / "table.py").write_text("# presentation only\n")
+    assert grid.fingerprint(names, root) == base
+    plans_py = root / "experiments" / "plans.py"
+    plans_py.write_text(plans_py.read_text().replace("CHECKPOINTS = 100", "CHECKPOINTS = 99"))
+    assert grid.fingerprint(names, root) != base
+    assert set(grid.COMPUTING) | {"__init__"} >= {
+        p.stem for p in (PACKAGE / "experiments").glob("*.py")} - {
+        "table", "figure", "grid", "protocol", "study", "heads", "heads_population", "joint_step"}

@@ -25,10 +25,14 @@ from typing import Callable, Iterable, Mapping, Sequence
 from ..checks import Evidence, Outcome
 from ..executors import Executor, Serial
 from ..journal import PACKAGE, Journal, Timing, run_key
-from . import config
 from .run import TASKS, run_seed, settings
 
 RECORD_KEYS = ("train_loss", "test", "diverged")
+# the modules a run's record depends on (with the engine and the configurations); the
+# presentation (table, figure), the protocol's bookkeeping and the scripts are not among them:
+# a run carries its settings in its label
+COMPUTING = ("base", "bigram", "config", "counting", "curvature", "evenpairs", "plans", "run",
+             "slr", "thresholds")
 JOB_RUNS = 8  # runs per job: enough to share the data, few enough to lose little on a stop
 
 
@@ -56,14 +60,17 @@ class Run:
         return f"experiments.{self.task}"
 
 
-def fingerprint(tasks: Sequence[str]) -> str:
-    """SHA-256 over the computing code (this package, the engine) and the tasks' configs."""
+def fingerprint(tasks: Sequence[str], root: Path = PACKAGE) -> str:
+    """SHA-256 over the code that computes runs (``COMPUTING``, the engine) and the tasks'
+    configurations."""
     digest = hashlib.sha256()
-    files = sorted((PACKAGE / "experiments").rglob("*.py")) + sorted((PACKAGE / "engine").rglob("*.py"))
+    files = [root / "experiments" / f"{name}.py" for name in COMPUTING]
+    files += sorted((root / "engine").rglob("*.py"))
     for f in files:
-        digest.update(str(f.relative_to(PACKAGE)).encode() + b"\0" + f.read_bytes() + b"\0")
+        digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
     for task in sorted(tasks):
-        digest.update(task.encode() + b"\0" + config.text(task).encode() + b"\0")
+        text = (root / "experiments" / "config" / f"{task}.toml").read_text()
+        digest.update(task.encode() + b"\0" + text.encode() + b"\0")
     return digest.hexdigest()
 
 
