@@ -607,3 +607,33 @@ def test_journal_fingerprint_covers_the_computing_code_only(tmp_path):
     assert set(grid.COMPUTING) | {"__init__"} >= {
         p.stem for p in (PACKAGE / "experiments").glob("*.py")} - {
         "table", "figure", "grid", "protocol", "study", "heads", "heads_population", "joint_step"}
+    base = grid.fingerprint(names, root)
+    engine_py = root / "engine" / "symbolic.py"
+    engine_py.write_text(engine_py.read_text() + "\n# not imported by the runs\n")
+    assert grid.fingerprint(names, root) == base
+    dist_py = root / "engine" / "distribution.py"
+    dist_py.write_text(dist_py.read_text() + "\n# imported by the runs\n")
+    assert grid.fingerprint(names, root) != base
+
+
+def test_the_computing_modules_import_only_the_engine_modules_the_fingerprint_covers():
+    """ENGINE_USED is the closure of the engine imports of COMPUTING (so the journal key sees
+    every line a run executes)."""
+    import ast
+
+    from verify.journal import PACKAGE
+
+    seen: set[str] = set()
+    todo = [PACKAGE / "experiments" / f"{n}.py" for n in grid.COMPUTING]
+    while todo:
+        tree = ast.parse(todo.pop().read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and "engine" in node.module.split("."):
+                name = node.module.split("engine")[-1].strip(".") or None
+                names = [name] if name else [a.name for a in node.names]
+                for n in names:
+                    top = n.split(".")[0]
+                    if top not in seen:
+                        seen.add(top)
+                        todo.append(PACKAGE / "engine" / f"{top}.py")
+    assert seen == set(grid.ENGINE_USED)
