@@ -99,12 +99,41 @@ def cmd_recheck(args: argparse.Namespace, console: Console) -> int:
         data = json.loads(Path(args.certificate).read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise ValueError(f"cannot read certificate {args.certificate}: {exc}") from None
-    result = recheck(data, args.workers)
+    if str(data.get("group", "")).startswith(("prop2-", "prop3-")):  # the cube of ratios
+        from .certify.cube_certificate import recheck as recheck_cube
+
+        result = recheck_cube(data, args.workers)
+        for note in result.notes:
+            console.print(f"note: {note}", soft_wrap=True)
+    else:
+        result = recheck(data, args.workers)
     for problem in result.problems:
         console.print(f"REJECTED: {problem}", soft_wrap=True)
     if result.ok:
         console.print(f"certificate holds: {result.leaves} leaves re-verified, the box is covered")
     return 0 if result.ok else 1
+
+
+def cmd_certify_cube(args: argparse.Namespace, console: Console, load_constants: Callable) -> int:
+    """Branch and bound over the cube of successive ratios (Propositions 2, 3) from the root,
+    journaled; writes a format-2 certificate (certified evidence)."""
+    from .engine.certified import require_flint
+
+    require_flint()
+    from .certify import cube, cube_certificate
+
+    consts = constants_mod.values(load_constants(args))
+    if args.group not in cube.PROBLEMS:
+        raise ValueError(f"unknown cube group {args.group!r} (one of {', '.join(sorted(cube.PROBLEMS))})")
+    problem = cube.PROBLEMS[args.group]
+    run = cube.branch_and_bound(problem, consts, max_boxes=args.boxes,
+                                journal=Path(args.journal) if args.journal else None)
+    cube_certificate.write(run, consts, Path(args.out))
+    verdict = {True: "CERTIFIED", False: "FAILS (counterexample region)", None: "undecided"}[run.status]
+    console.print(f"{args.group}: {verdict}: {len(run.leaves)} leaves, {run.judged} boxes judged, "
+                  f"deepest split {run.deepest}, {run.cpu_seconds:.0f} CPU-s; certificate {args.out}",
+                  soft_wrap=True)
+    return 0 if run.status else 1
 
 
 def add_parsers(sub, command: Callable, load: Callable) -> None:
@@ -123,6 +152,16 @@ def add_parsers(sub, command: Callable, load: Callable) -> None:
     ce.add_argument("--constants", metavar="FILE")
     ce.add_argument("--set", action="append", metavar="KEY=VALUE")
     ce.set_defaults(handler=lambda args, console: cmd_certify(args, console, load))
+    cc = command(sub, "certify-cube", "certify Proposition 2 or 3 for every attention at one d by "
+                 "branch and bound over the cube of successive ratios, writing a certificate",
+                 "verify certify-cube prop3-cube-d3 --out certificates/prop3-cube-d3.json")
+    cc.add_argument("group", help="prop3-cube-dD, prop3-sharp-dD or prop2-cone-dD (D = 3, 4, 5)")
+    cc.add_argument("--out", required=True, metavar="FILE", help="certificate (JSON)")
+    cc.add_argument("--journal", metavar="FILE", help="judged boxes (JSON lines): a stopped run resumes")
+    cc.add_argument("--boxes", type=int, help="stop after judging this many boxes (rest unreached)")
+    cc.add_argument("--constants", metavar="FILE")
+    cc.add_argument("--set", action="append", metavar="KEY=VALUE")
+    cc.set_defaults(handler=lambda args, console: cmd_certify_cube(args, console, load))
     rc = command(sub, "recheck", "re-verify a certificate written by 'verify certify', leaf by leaf, "
                  "and check that its leaves cover the box", "verify recheck prop1.cert.json")
     rc.add_argument("certificate")

@@ -54,6 +54,14 @@ WIDE = {
 }
 
 
+# every output and every attention, certified (branch and bound over the cube of successive
+# ratios with the target's position, the cone's minimum by weak duality; verify.certify.cube):
+# the d of each profile and the boxes judged; from certificates/prop2-cone-dD.json each leaf is
+# judged once
+CONE_D = {Profile.QUICK: [3], Profile.DEFAULT: [3], Profile.FULL: [3]}
+CONE_BOXES = {Profile.QUICK: 600, Profile.DEFAULT: 8000, Profile.FULL: 20000}
+
+
 def c1_value(constants: Constants) -> Fraction:
     return Fraction(constants["prop2.c1"])
 
@@ -235,6 +243,25 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     return ball_outcome(case, ball, c1_value(constants), detail)
 
 
+# ------------------------------------------------ every output and attention (certified)
+
+
+def _cone_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    ds = options.get("d") or CONE_D[profile or Profile.QUICK]
+    return [Case(f"d={int(d)}", {"d": int(d), "boxes": CONE_BOXES[profile or Profile.QUICK]})
+            for d in ds if 3 <= int(d) <= 5]
+
+
+def _judge_all_parameters(case: Case, constants: Constants) -> Outcome:
+    """For every beta~ and alpha: with s = argmin beta~ at each position among the sorted
+    logits, min over the cone {beta~_s <= beta~_j} of L_s(alpha, .) >= c1 on every box of the
+    cube of successive ratios (weak duality; prop2-cone-dD).  The quantifiers: inf over beta~ of
+    inf over alpha equals the inf over the pairs, taken here in the other order."""
+    from ..certify.cube_certificate import cube_outcome
+
+    return cube_outcome(f"prop2-cone-d{case.params['d']}", case, constants, case.params["boxes"])
+
+
 # ------------------------------------------------ the case beta~_s >= 1, numerically
 
 
@@ -293,6 +320,11 @@ RESULT = Result(
         Check("prop2.floor", "Proposition 2 (measured c1)",
               "inf_alpha L_s(alpha, beta~) >= c1 for s = argmin beta~ over searched beta~",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
+        Check("prop2.all_parameters", "Proposition 2 (every output and attention, certified)",
+              "for every beta~ and alpha, L_s(alpha, beta~) >= c1 with s = argmin beta~: the cube "
+              "of successive ratios (and s's position) tiled by boxes, the minimum over beta~ by "
+              "weak duality in Arb (d = 3)", Evidence.CERTIFIED, _cone_cases,
+              _judge_all_parameters, reconstructed=True),
         Check("prop2.certified_floor", "Proposition 2 (at the found point)",
               "L_s(alpha, beta~) >= c1 at the worst beta~, alpha, s prop2.floor found (Arb ball)",
               Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),

@@ -22,7 +22,7 @@ at one target is a lower bound on the max over targets).
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Mapping
+from typing import Callable, Mapping
 
 import mpmath
 import numpy as np
@@ -50,6 +50,12 @@ UNIFORM_D = {
     Profile.FULL: [3, 4, 5, 6, 8, 10, 20, 30, 50, 100, 300, 1000, 10**4, 10**5, 10**6],
 }
 GENERAL_MAX_D = 20  # the general (d x d) engine up to here, the four-scalar engine beyond
+# every attention, certified (branch and bound over the cube of successive ratios): the d of
+# each profile and the boxes judged (a budget in boxes, the same verdict on any machine).  From
+# the committed certificates/prop3-{cube,sharp}-dD.json each leaf is judged once
+CUBE_D = {Profile.QUICK: [3], Profile.DEFAULT: [3, 4], Profile.FULL: [3, 4]}
+SHARP_D = {Profile.QUICK: [3], Profile.DEFAULT: [3], Profile.FULL: [3, 4]}
+CUBE_BOXES = {Profile.QUICK: 400, Profile.DEFAULT: 8000, Profile.FULL: 20000}
 
 
 # ----------------------------------------------------------------- float64, all targets at once
@@ -220,6 +226,31 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     return ball_outcome(case, ball, constants["prop3.c2"], detail)
 
 
+def _cube_cases(grid: Mapping) -> Callable:
+    def cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+        ds = options.get("d") or grid[profile]
+        return [Case(f"d={int(d)}", {"d": int(d), "boxes": CUBE_BOXES[profile]})
+                for d in ds if 3 <= int(d) <= 5]
+
+    return cases
+
+
+def _judge_all_attention(case: Case, constants: Constants) -> Outcome:
+    """Every attention at once: the cube [0, 1]^(d-1) of successive ratios tiled by boxes, each
+    with a target whose floor's enclosure lies above c2 (verify.certify.cube, prop3-cube-dD)."""
+    from ..certify.cube_certificate import cube_outcome
+
+    return cube_outcome(f"prop3-cube-d{case.params['d']}", case, constants, case.params["boxes"])
+
+
+def _judge_sharp(case: Case, constants: Constants) -> Outcome:
+    """The best constant: F >= F(0) on every box (the box at alpha = 0 by the sign of the
+    gradient of the lowest logit's target), so min_alpha F = F(0) (prop3-sharp-dD)."""
+    from ..certify.cube_certificate import cube_outcome
+
+    return cube_outcome(f"prop3-sharp-d{case.params['d']}", case, constants, case.params["boxes"])
+
+
 def _uniform_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
     ds = options.get("d") or UNIFORM_D[profile]
     return [Case(f"d={int(d)}", {"d": int(d)}) for d in ds if int(d) >= 3]
@@ -275,6 +306,14 @@ RESULT = Result(
         Check("prop3.floor", "Proposition 3",
               "min over searched alpha of max_s inf_beta L_s(alpha, beta) >= c2",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
+        Check("prop3.all_attention", "Proposition 3 (every attention, certified)",
+              "for every alpha in R^d some s has inf_beta L_s(alpha, beta) >= c2: the cube of "
+              "successive ratios tiled by boxes proved by Arb enclosures (d = 3, 4)",
+              Evidence.CERTIFIED, _cube_cases(CUBE_D), _judge_all_attention, reconstructed=True),
+        Check("prop3.sharp", "Proposition 3's best constant (certified)",
+              "min over alpha of max_s inf_beta L_s(alpha, beta) = F(0) = 1/2 - (d-2)/(2(d-1) "
+              "ln(d-1)), attained only at alpha = 0 (d = 3 by default, 4 in the full profile)",
+              Evidence.CERTIFIED, _cube_cases(SHARP_D), _judge_sharp, reconstructed=True),
         Check("prop3.certified_floor", "Proposition 3 (at the found point)",
               "inf_beta L_s(alpha, beta) >= c2 at the worst alpha and s prop3.floor found (Arb ball)",
               Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
