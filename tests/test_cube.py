@@ -234,3 +234,57 @@ def test_split_keeps_target_cells_whole():
     assert cube.split(((0.0, 3.0), (0.0, 1.0)), 0) == (((0.0, 1.0), (0.0, 1.0)), ((1.0, 3.0), (0.0, 1.0)))
     assert cube.split(((1.0, 3.0), (0.0, 1.0)), 0)[0] == ((1.0, 2.0), (0.0, 1.0))
     assert cube.split(((0.0, 1.0), (0.0, 0.5)), 1) == (((0.0, 1.0), (0.0, 0.25)), ((0.0, 1.0), (0.25, 0.5)))
+
+
+# ------------------------------------------------------------- the checks and their certificates
+
+
+def _check(result_module, check_id):
+    from verify.checks import Profile
+
+    check = next(c for c in result_module.RESULT.checks if c.id == check_id)
+    return check, check.cases(Profile.DEFAULT, {}, {"d": [3]})[0]
+
+
+def _dropped_tail(monkeypatch):
+    monkeypatch.setattr(ratios, "T_CUT", 2.0)
+    monkeypatch.setattr(ratios, "tails", lambda d, T: (arb(0), arb(0), arb(0)))
+
+
+@pytest.mark.parametrize("module, check_id, consts", [
+    ("prop3", "prop3.all_attention", C2), ("prop3", "prop3.sharp", {}),
+    ("prop2", "prop2.all_parameters", C1)])
+def test_checks_fail_under_a_dropped_tail(module, check_id, consts, monkeypatch):
+    """The engine fault of test_a_dropped_tail_is_caught, through the registered checks from
+    their committed certificates: the first leaf re-judged disagrees, the check fails."""
+    import importlib
+
+    check, case = _check(importlib.import_module(f"verify.results.{module}"), check_id)
+    _dropped_tail(monkeypatch)
+    out = check.judge(case, consts)
+    assert out.passed is False and "ROUTES DISAGREE" in out.detail
+
+
+def test_recheck_catches_a_tampered_leaf_and_a_gap():
+    import json
+
+    data = json.loads((cube_certificate.CERTIFICATES / "prop3-cube-d3.json").read_text())
+    problem = cube.PROBLEMS["prop3-cube-d3"]
+    boxes = [cube_certificate.leaf_box(leaf["box"]) for leaf in data["leaves"]]
+    assert cube_certificate.coverage_problems(problem.root, boxes) == []
+    assert cube_certificate.coverage_problems(problem.root, boxes[1:])
+    leaf = data["leaves"][0]
+    stored = tuple(float.fromhex(x) for x in leaf["margins"]["prop3.all_attention"])
+    item = (0, "prop3-cube-d3", boxes[0], stored, C2)
+    assert cube_certificate.recheck_leaf(item) == []
+    assert cube_certificate.recheck_leaf((0, "prop3-cube-d3", boxes[0], (5.0, 6.0), C2))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("group", ["prop3-cube-d3", "prop3-sharp-d3", "prop2-cone-d3"])
+def test_committed_certificates_recheck(group):
+    import json
+
+    data = json.loads((cube_certificate.CERTIFICATES / f"{group}.json").read_text())
+    result = cube_certificate.recheck(data)
+    assert result.ok, result.problems

@@ -74,6 +74,14 @@ def _wrong_reevaluation(mp):  # the high-precision loss comes back below 1/4
     mp.setattr(prop2, "reevaluate", lambda *a, **k: Estimate(mpmath.mpf("0.2"), mpmath.mpf("1e-12")))
 
 
+def _raised_uniform_floor(mp):  # the bound of prop3.sharp 0.01 above the true F(0)
+    from flint import arb
+
+    from verify.certify import cube
+    real = cube.uniform_floor
+    mp.setattr(cube, "uniform_floor", lambda d: real(d) + arb(1) / 100)
+
+
 def _wrong_insertion_ratio(mp):
     from verify.results import thm1_steps as thm1
     right = thm1.insertion_ratio_formula()
@@ -157,6 +165,10 @@ MUTATIONS: dict[str, Mutation] = {
     "prop3.floor": Mutation("c2 = 10", {"prop3.c2": "10"}, params={"budget": 4}),
     "prop3.certified_floor": Mutation("c2 = 10", {"prop3.c2": "10"}, params={"budget": 4}),
     "prop2.certified_floor": Mutation("c1 = 10", {"prop2.c1": "10"}, params=SMALL_PROP2),
+    "prop2.all_parameters": Mutation("c1 = 11/20 (above 1/2, the loss at beta~ = 1)",
+                                     {"prop2.c1": "11/20"}),
+    "prop3.all_attention": Mutation("c2 = 3/20 (above F(0) = 0.1393 at d = 3)", {"prop3.c2": "3/20"}),
+    "prop3.sharp": Mutation("F(0) raised by 1/100 (a wrong closed form)", patch=_raised_uniform_floor),
     "prop4.certified_floor": Mutation("c4 = 10", {"prop4.c4": "10"},
                                       params={"budget": 4, "mpmath": False}),
     "lemma-low-attention.certified_floor": Mutation("factor 1/1000",

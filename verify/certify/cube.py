@@ -20,8 +20,9 @@ by boxes, each with a proof over the whole box, proves the claim for every alpha
 
 Every leaf's margin is an interval [lo, hi] around (the smallest value of the claimed quantity
 on the box) minus the bound: lo from the enclosure over the box, hi from values at points of it
-(prop3: the largest upper end of the targets' floors; prop2: the loss at a beta~ of the cone at
-the centre), so the leaves also give an upper bound of the infimum.
+(prop3: the largest upper end of the targets' floors at the centre; prop2: the loss at a beta~ of
+the cone at the centre), so the leaves also give an upper bound of the infimum.  A leaf certified by the
+signs at alpha = 0 stores (the smallest distance of those derivatives from 0, inf).
 
 Monotonicity test (:func:`descend`): when the enclosure over the box does not decide it, the
 partial derivatives of the active target's floor that have a certified sign move the box to the
@@ -29,9 +30,9 @@ face where the floor is smallest, which is judged instead (for Proposition 2 the
 the same multipliers).
 
 A box is *certified* when its margin's lower end is > 0, *disagree* when the moments at its
-centre miss the general engine's (a defect, never a pass), *failing* when the claim fails on the
-whole box (prop3: every target's floor below the bound; prop2: the loss at a feasible beta~ at
-the centre below c1), and split in two otherwise (along s first, then along the r-side whose
+centre miss the general engine's (a defect, never a pass), *failing* when the claim fails at a
+point of it, its centre (prop3: every target's floor there below the bound; prop2: the loss at
+a beta~ of the cone there below c1), and split in two otherwise (along s first, then along the r-side whose
 share of the floor's centred width is largest), down to ``max_depth``; a box still straddling
 there is *undecided*.  Judged boxes can go to a journal (JSON lines) so that a stopped run resumes.
 Certificates and their recheck: :mod:`verify.certify.cube_certificate`.
@@ -71,7 +72,7 @@ class Problem:
 
     @property
     def axes(self) -> list[str]:
-        return (["s"] if self.kind == "cone" else []) + [f"r{k}" for k in range(1, self.d)]
+        return (["s"] if self.kind == "cone" else []) + [f"r{k}" for k in range(2, self.d + 1)]
 
     @property
     def root(self) -> Box:
@@ -229,17 +230,20 @@ def _judge_prop3(problem: Problem, box: Box, bound: arb) -> Judgement:
     axis = _split_axis(box, 0, floors[best].gradient)
     with precision(BITS):
         lo = outward(floors[best].value - arb(bound.upper()))[0]
-        hi = max(outward(f.value - arb(bound.lower()))[1] for f in floors)
+        hi = max(outward(f.centre - arb(bound.lower()))[1] for f in floors)  # at the centre
     if lo > 0:
         return Judgement("certified", (lo, hi), best, axis)
-    if hi < 0:
+    if hi < 0:  # every target's floor at the centre is below the bound: a counterexample point
         return Judgement("failing", (lo, hi), best, axis)
     top = max(range(d), key=lambda s: float(floors[s].centre.mid()))  # the active target
     face, fl, sign = descend(d, box, top, None, floors[top])
     if sign is not None:
         if problem.kind == "sharp" and all(a == b == 1.0 for a, b in face):
-            # alpha = 0: F >= F_top >= F_top(1, .., 1) = F(0), strictly off the corner
-            return Judgement("certified", (sign, hi), top, axis)
+            # alpha = 0: F >= F_top >= F_top(1, .., 1) = F(0), strictly off the corner; the
+            # margin is the smallest distance of the derivatives from 0 (no upper end).  The
+            # closed form of F(0) must be the value there (else the bound is wrong: a defect)
+            status = "certified" if fl.value.overlaps(bound) else "disagree"
+            return Judgement(status, (sign, math.inf), top, axis)
         with precision(BITS):
             lo_face = outward(fl.value - arb(bound.upper()))[0]
         if lo_face > 0:
@@ -381,18 +385,20 @@ def _record(path: Path, box: Box, j: Judgement) -> None:
 
 def branch_and_bound(problem: Problem, constants, start: list[tuple[Box, int]] | None = None,
                      max_boxes: int | None = None, max_depth: int = MAX_DEPTH,
-                     journal: Path | None = None) -> Run:
+                     journal: Path | None = None, stop_on_failure: bool = False) -> Run:
     """Certify ``problem`` over its root (or from ``start``: (box, depth) pairs tiling it, e.g.
     a certificate's leaves), breadth first.  After ``max_boxes`` judged boxes (a budget that
-    gives the same answer on any machine) the rest are left ``unreached``.  ``journal``: judged
-    boxes are appended there and read back on a restart."""
+    gives the same answer on any machine) the rest are left ``unreached``; with
+    ``stop_on_failure`` also after the first failing or disagreeing box (the claim is red).
+    ``journal``: judged boxes are appended there and read back on a restart."""
     run = Run(problem)
     began = time.process_time()
     done = _journal(journal)
     queue = deque(start or [(problem.root, 0)])
+    red = False
     while queue:
         box, depth = queue.popleft()
-        if max_boxes is not None and run.judged >= max_boxes:
+        if (stop_on_failure and red) or (max_boxes is not None and run.judged >= max_boxes):
             run.leaves.append(Leaf(box, depth, "unreached", (-math.inf, math.inf), None))
             continue
         run.judged += 1
@@ -405,5 +411,6 @@ def branch_and_bound(problem: Problem, constants, start: list[tuple[Box, int]] |
             queue.extend((half, depth + 1) for half in split(box, j.axis))
             continue
         run.leaves.append(Leaf(box, depth, j.status, j.margin, j.target))
+        red = red or j.status in ("failing", "disagree")
     run.cpu_seconds = time.process_time() - began
     return run

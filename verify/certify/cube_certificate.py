@@ -42,11 +42,11 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _flat(box) -> list[str]:
+def flat_box(box) -> list[str]:
     return [float(x).hex() for side in box for x in side]
 
 
-def _box(values: list[str]) -> tuple:
+def leaf_box(values: list[str]) -> tuple:
     xs = [float.fromhex(v) for v in values]
     return tuple((xs[i], xs[i + 1]) for i in range(0, len(xs), 2))
 
@@ -58,9 +58,9 @@ def certificate(run: Run, constants) -> dict:
     return {
         "format": FORMAT, "group": p.group, "claim": p.statement, "axes": p.axes,
         "constants": {k: str(Fraction(constants[k])) for k in keys},
-        "root": _flat(p.root), "bits": BITS, "method": METHOD, "code": code_fingerprint(),
+        "root": flat_box(p.root), "bits": BITS, "method": METHOD, "code": code_fingerprint(),
         "judged": run.judged, "cpu_seconds": round(run.cpu_seconds, 1),
-        "leaves": [{"box": _flat(leaf.box), "depth": leaf.depth, "status": leaf.status,
+        "leaves": [{"box": flat_box(leaf.box), "depth": leaf.depth, "status": leaf.status,
                     "margins": {p.claim: [float(leaf.margin[0]).hex(), float(leaf.margin[1]).hex()]},
                     "target": leaf.target} for leaf in run.leaves],
     }
@@ -93,14 +93,15 @@ def coverage_problems(root, boxes) -> list[str]:
 
 def _matches(data: dict, problem: Problem) -> bool:
     return (data.get("format") == FORMAT and data.get("group") == problem.group
-            and data.get("axes") == problem.axes and data.get("root") == _flat(problem.root))
+            and data.get("axes") == problem.axes and data.get("root") == flat_box(problem.root))
 
 
 def seed(problem: Problem, folder: Path = CERTIFICATES) -> tuple[list, dict | None]:
     """(the (box, depth) leaves of ``problem``'s committed certificate, the certificate) when it
     exists, matches the problem's axes and root and its leaves tile the root; else ([], None).
     The leaves are re-judged with the run's own constants and code: they are a tiling to start
-    from, not a verdict."""
+    from, not a verdict; the tightest (smallest stored margin) come first, so that a constant
+    or an engine that no longer holds shows at once (the run stops at the first failure)."""
     path = folder / f"{problem.group}.json"
     try:
         data = json.loads(path.read_text())
@@ -108,10 +109,12 @@ def seed(problem: Problem, folder: Path = CERTIFICATES) -> tuple[list, dict | No
         return [], None
     if not _matches(data, problem):
         return [], None
-    boxes = [_box(leaf["box"]) for leaf in data.get("leaves", [])]
+    boxes = [leaf_box(leaf["box"]) for leaf in data.get("leaves", [])]
     if not boxes or coverage_problems(problem.root, boxes):
         return [], None
-    return [(b, int(leaf["depth"])) for b, leaf in zip(boxes, data["leaves"])], data
+    margin = lambda leaf: float.fromhex(leaf["margins"][problem.claim][0])  # noqa: E731
+    order = sorted(range(len(boxes)), key=lambda i: margin(data["leaves"][i]))
+    return [(boxes[i], int(data["leaves"][i]["depth"])) for i in order], data
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,7 @@ class Recheck:
         return not self.problems
 
 
-def _recheck_leaf(item: tuple) -> list[str]:
+def recheck_leaf(item: tuple) -> list[str]:
     index, group, box, stored, constants = item
     problem = PROBLEMS[group]
     j = judge(problem, box, constants)
@@ -146,32 +149,33 @@ def recheck(data: dict, workers: int = 1) -> Recheck:
         return Recheck(0, ("not a cube certificate (format 2, prop2-cone-dD / prop3-*-dD)",))
     problem = PROBLEMS[group]
     problems, notes = [], []
-    if data.get("axes") != problem.axes or data.get("root") != _flat(problem.root):
+    if data.get("axes") != problem.axes or data.get("root") != flat_box(problem.root):
         problems.append("axes or root differ from the problem's")
     if data.get("code") != code_fingerprint():
         notes.append("written by another version of the finding code (every leaf is re-judged "
                      "by this one)")
     constants = {k: Fraction(v) for k, v in data.get("constants", {}).items()}
     leaves = data.get("leaves", [])
-    boxes = [_box(leaf["box"]) for leaf in leaves]
+    boxes = [leaf_box(leaf["box"]) for leaf in leaves]
     problems += coverage_problems(problem.root, boxes)
     items = [(i, group, boxes[i], tuple(float.fromhex(x) for x in leaf["margins"][problem.claim]),
               constants) for i, leaf in enumerate(leaves)]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
-            found = list(pool.map(_recheck_leaf, items))
+            found = list(pool.map(recheck_leaf, items))
     else:
-        found = [_recheck_leaf(item) for item in items]
+        found = [recheck_leaf(item) for item in items]
     problems += [p for leaf in found for p in leaf]
     return Recheck(len(leaves), tuple(problems), tuple(notes))
 
 
 def run_problem(problem: Problem, constants, max_boxes: int | None,
-                folder: Path = CERTIFICATES) -> tuple[Run, bool]:
-    """(the branch and bound from the committed certificate's leaves when there is one, else from
-    the root; whether it started from a certificate)."""
-    start, data = seed(problem, folder)
-    run = branch_and_bound(problem, constants, start or None, max_boxes, MAX_DEPTH)
+                folder: Path | None = CERTIFICATES) -> tuple[Run, bool]:
+    """(the branch and bound from the committed certificate's leaves when there is one in
+    ``folder`` (None: from the root), else from the root; whether it started from one)."""
+    start, data = seed(problem, folder) if folder is not None else ([], None)
+    run = branch_and_bound(problem, constants, start or None, max_boxes, MAX_DEPTH,
+                           stop_on_failure=True)
     return run, data is not None
 
 
@@ -187,6 +191,10 @@ def proved_bound(problem: Problem, run: Run, constants) -> float | None:
         return None
     c = Fraction(constants[problem.constant])
     return math.nextafter(float(c) + small.margin[0], -math.inf)
+
+
+PROVED = {"floor": "proved for every alpha", "sharp": "proved min over alpha = F(0)",
+          "cone": "proved for every beta~ and alpha"}
 
 
 def _sharp_text(d: int) -> tuple[str, dict, bool]:
@@ -205,9 +213,10 @@ def _sharp_text(d: int) -> tuple[str, dict, bool]:
     return text, values, symmetric and not (a.lower() <= 0 <= a.upper())
 
 
-def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path = CERTIFICATES):
+def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | None = CERTIFICATES):
     """The registry's certified outcome of a cube problem: branch and bound from the committed
-    certificate's leaves (re-judged one by one with the case's constants) or from the root."""
+    certificate's leaves (re-judged one by one with the case's constants) or from the root
+    (``folder`` None, or no matching certificate there)."""
     from ..checks import Evidence, Outcome
 
     try:
@@ -247,9 +256,11 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path = CER
         text = "ROUTES DISAGREE (the ratio engine and the general engine at a box's centre): " + text
         margin = None
     elif any(leaf.status == "failing" for leaf in run.leaves):
-        text = "COUNTEREXAMPLE region: " + text
+        text = "COUNTEREXAMPLE (at the centre of the failing box): " + text
         margin = min(leaf.margin[1] for leaf in run.leaves if leaf.status == "failing")
     elif status is None:
         text = "UNDECIDED: " + text
+    else:
+        text = f"{PROVED[problem.kind]} at d = {problem.d}. " + text
     return Outcome(case.label, status, margin, Evidence.CERTIFIED, text,
                    margin_kind="difference", values=values)

@@ -57,7 +57,7 @@ WIDE = {
 # every output and every attention, certified (branch and bound over the cube of successive
 # ratios with the target's position, the cone's minimum by weak duality; verify.certify.cube):
 # the d of each profile and the boxes judged; from certificates/prop2-cone-dD.json each leaf is
-# judged once
+# judged once (its leaves prove 0.49; the quick profile starts from the root: 107 boxes for c1)
 CONE_D = {Profile.QUICK: [3], Profile.DEFAULT: [3], Profile.FULL: [3]}
 CONE_BOXES = {Profile.QUICK: 600, Profile.DEFAULT: 8000, Profile.FULL: 20000}
 
@@ -248,7 +248,9 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
 
 def _cone_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
     ds = options.get("d") or CONE_D[profile or Profile.QUICK]
-    return [Case(f"d={int(d)}", {"d": int(d), "boxes": CONE_BOXES[profile or Profile.QUICK]})
+    profile = profile or Profile.QUICK
+    return [Case(f"d={int(d)}", {"d": int(d), "boxes": CONE_BOXES[profile],
+                                 "certificate": profile is not Profile.QUICK})
             for d in ds if 3 <= int(d) <= 5]
 
 
@@ -257,9 +259,11 @@ def _judge_all_parameters(case: Case, constants: Constants) -> Outcome:
     logits, min over the cone {beta~_s <= beta~_j} of L_s(alpha, .) >= c1 on every box of the
     cube of successive ratios (weak duality; prop2-cone-dD).  The quantifiers: inf over beta~ of
     inf over alpha equals the inf over the pairs, taken here in the other order."""
-    from ..certify.cube_certificate import cube_outcome
+    from ..certify.cube_certificate import CERTIFICATES, cube_outcome
 
-    return cube_outcome(f"prop2-cone-d{case.params['d']}", case, constants, case.params["boxes"])
+    folder = CERTIFICATES if case.params.get("certificate", True) else None
+    return cube_outcome(f"prop2-cone-d{case.params['d']}", case, constants, case.params["boxes"],
+                        folder)
 
 
 # ------------------------------------------------ the case beta~_s >= 1, numerically
