@@ -257,6 +257,7 @@ run_check("prop2.floor");
 
 # %%
 import json
+from fractions import Fraction
 from pathlib import Path
 
 from matplotlib.patches import Rectangle
@@ -264,7 +265,7 @@ from matplotlib.patches import Rectangle
 from verify.certify import cube
 
 CERT = json.loads((Path(prop2.__file__).resolve().parents[2] / "certificates" / "prop2-cone-d3.json").read_text())
-c1 = float(CONSTANTS["prop2.c1"])
+c1 = float(Fraction(CERT["constants"]["prop2.c1"]))  # the margins are stored against it
 rows = []
 for leaf in CERT["leaves"]:
     b = [float.fromhex(x) for x in leaf["box"]]
@@ -280,8 +281,8 @@ def cone_min(k, r2, r3):
     return 0.5 * beta @ M @ beta - 2 * beta @ P[:, k] + 1
 
 
-GRID = np.linspace(0.0, 1.0, 11)
-fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+GRID = np.linspace(0.0, 1.0, 6)
+fig, axes = plt.subplots(1, 3, figsize=(14, 4))
 norm = plt.Normalize(min(lo for _, lo in rows), 0.5)
 for k, ax in enumerate(axes):
     vals = [cone_min(k, a, b) for a in GRID for b in GRID]
@@ -289,7 +290,7 @@ for k, ax in enumerate(axes):
         if b[0] == k:
             ax.add_patch(Rectangle((b[2], b[4]), b[3] - b[2], b[5] - b[4], lw=0.5, ec="k",
                                    fc=plt.cm.viridis(norm(lo))))
-    ax.set_title(f"target at position {k + 1}: grid min {min(vals):.6f}")
+    ax.set_title(f"s at position {k + 1} (grid min {min(vals):.4f})", fontsize=10)
     ax.set_xlabel("$r_2$")
     ax.set_ylabel("$r_3$")
 fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap="viridis"), ax=axes, label="proved lower bound")
@@ -304,7 +305,7 @@ show(fig, "cone_d3")
 # | 2 | $\min\tilde\beta \ge 1 \Rightarrow L_s \ge \tfrac14$ (text) | `prop2.large_output` | symbolic |
 # | 3 | the same, by a search over $\alpha$ | `prop2.large_output_search` | search |
 # | 4 | $\inf_\alpha L_s \ge c_1$ for $s = \arg\min\tilde\beta$ (case lost, $c_1$ measured) | `prop2.floor` | search |
-| 5 | every $\tilde\beta$ and $\alpha$ at $d = 3$: $\inf \ge 0.49$ | `prop2.all_parameters` | certified |
+# | 5 | every $\tilde\beta$ and $\alpha$ at $d = 3$: $\inf \ge 0.49$ | `prop2.all_parameters` | certified |
 
 # %%
 failed = sorted({cid for cid, out in OUTCOMES if out.passed is not True})

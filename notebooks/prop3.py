@@ -259,7 +259,7 @@ def leaves(group):
     return data, out
 
 
-GRID = np.linspace(0.0, 1.0, 41)
+GRID = np.linspace(0.0, 1.0, 26)
 F = np.empty((GRID.size, GRID.size))
 for i, r2 in enumerate(GRID):
     for j, r3 in enumerate(GRID):

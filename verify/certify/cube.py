@@ -39,6 +39,7 @@ Certificates and their recheck: :mod:`verify.certify.cube_certificate`.
 """
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import time
@@ -383,21 +384,50 @@ def _record(path: Path, box: Box, j: Judgement) -> None:
                              "axis": j.axis}) + "\n")
 
 
-def branch_and_bound(problem: Problem, constants, start: list[tuple[Box, int]] | None = None,
+class _Queue:
+    """Boxes to judge: first in, first out (breadth first), or, ``best_first``, the smallest
+    priority first (the upper end of the parent's margin: the box most likely to fail; ties in
+    the order pushed)."""
+
+    def __init__(self, items: list, best_first: bool) -> None:
+        self.best_first, self.count = best_first, 0
+        self.items: deque | list = deque() if not best_first else []
+        for priority, box, depth in items:
+            self.push(priority, box, depth)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def push(self, priority: float, box: Box, depth: int) -> None:
+        self.count += 1
+        if self.best_first:
+            heapq.heappush(self.items, (priority, self.count, box, depth))
+        else:
+            self.items.append((box, depth))
+
+    def pop(self) -> tuple:
+        if self.best_first:
+            return heapq.heappop(self.items)[2:]
+        return self.items.popleft()
+
+
+def branch_and_bound(problem: Problem, constants, start: list[tuple] | None = None,
                      max_boxes: int | None = None, max_depth: int = MAX_DEPTH,
                      journal: Path | None = None, stop_on_failure: bool = False) -> Run:
-    """Certify ``problem`` over its root (or from ``start``: (box, depth) pairs tiling it, e.g.
-    a certificate's leaves), breadth first.  After ``max_boxes`` judged boxes (a budget that
+    """Certify ``problem`` over its root (or from ``start``: (box, depth) or (box, depth,
+    priority) items tiling it, e.g. a certificate's leaves), breadth first.  After ``max_boxes`` judged boxes (a budget that
     gives the same answer on any machine) the rest are left ``unreached``; with
-    ``stop_on_failure`` also after the first failing or disagreeing box (the claim is red).
+    ``stop_on_failure`` also after the first failing or disagreeing box (the claim is red); the
+    boxes are then judged best first (the likeliest to fail first: a red claim shows at once).
     ``journal``: judged boxes are appended there and read back on a restart."""
     run = Run(problem)
     began = time.process_time()
     done = _journal(journal)
-    queue = deque(start or [(problem.root, 0)])
+    items = [(item[2] if len(item) > 2 else 0.0, item[0], item[1]) for item in start or [(problem.root, 0)]]
+    queue = _Queue(items, best_first=stop_on_failure)
     red = False
     while queue:
-        box, depth = queue.popleft()
+        box, depth = queue.pop()
         if (stop_on_failure and red) or (max_boxes is not None and run.judged >= max_boxes):
             run.leaves.append(Leaf(box, depth, "unreached", (-math.inf, math.inf), None))
             continue
@@ -408,7 +438,8 @@ def branch_and_bound(problem: Problem, constants, start: list[tuple[Box, int]] |
             if journal is not None:
                 _record(journal, box, j)
         if j.status == "undecided" and depth < max_depth:
-            queue.extend((half, depth + 1) for half in split(box, j.axis))
+            for half in split(box, j.axis):
+                queue.push(j.margin[1], half, depth + 1)
             continue
         run.leaves.append(Leaf(box, depth, j.status, j.margin, j.target))
         red = red or j.status in ("failing", "disagree")

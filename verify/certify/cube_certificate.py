@@ -97,7 +97,7 @@ def _matches(data: dict, problem: Problem) -> bool:
 
 
 def seed(problem: Problem, folder: Path = CERTIFICATES) -> tuple[list, dict | None]:
-    """(the (box, depth) leaves of ``problem``'s committed certificate, the certificate) when it
+    """(the (box, depth, stored margin) leaves of ``problem``'s committed certificate, the certificate) when it
     exists, matches the problem's axes and root and its leaves tile the root; else ([], None).
     The leaves are re-judged with the run's own constants and code: they are a tiling to start
     from, not a verdict; the tightest (smallest stored margin) come first, so that a constant
@@ -112,9 +112,9 @@ def seed(problem: Problem, folder: Path = CERTIFICATES) -> tuple[list, dict | No
     boxes = [leaf_box(leaf["box"]) for leaf in data.get("leaves", [])]
     if not boxes or coverage_problems(problem.root, boxes):
         return [], None
-    margin = lambda leaf: float.fromhex(leaf["margins"][problem.claim][0])  # noqa: E731
-    order = sorted(range(len(boxes)), key=lambda i: margin(data["leaves"][i]))
-    return [(boxes[i], int(data["leaves"][i]["depth"])) for i in order], data
+    margin = [float.fromhex(leaf["margins"][problem.claim][0]) for leaf in data["leaves"]]
+    order = sorted(range(len(boxes)), key=lambda i: margin[i])
+    return [(boxes[i], int(data["leaves"][i]["depth"]), margin[i]) for i in order], data
 
 
 @dataclass(frozen=True)
@@ -230,7 +230,8 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
     status, small = run.status, run.smallest()
     where = (f"from the committed certificate certificates/{group}.json (its {run.judged} boxes "
              f"re-judged)" if seeded else f"from the root ({run.judged} boxes judged)")
-    text = f"{problem.statement}: {len(run.leaves)} leaves, deepest split {run.deepest}, {where}"
+    claim = problem.statement.split(": ", 1)[1]  # without its "d = D: "
+    text = f"{claim}: {len(run.leaves)} leaves, deepest split {run.deepest}, {where}"
     values = {"leaves": len(run.leaves), "deepest": run.deepest, "judged": run.judged}
     margin = None
     if small is not None:
@@ -261,6 +262,6 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
     elif status is None:
         text = "UNDECIDED: " + text
     else:
-        text = f"{PROVED[problem.kind]} at d = {problem.d}. " + text
+        text = f"{PROVED[problem.kind]} at d = {problem.d}: " + text
     return Outcome(case.label, status, margin, Evidence.CERTIFIED, text,
                    margin_kind="difference", values=values)
