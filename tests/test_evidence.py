@@ -4,9 +4,9 @@ from verify.checks import (Calibration, Case, Check, Discrepancy, Evidence, EVID
                            Outcome, Profile, Result, legend)
 from verify.constants import load
 from verify.engine.estimate import ErrorKind, Estimate
-from verify.report import exit_code, markdown
+from verify.report.tables import exit_code, markdown
 from verify.results.common import difference_outcome, ratio_outcome
-from verify.runner import CheckReport
+from verify.run.runner import CheckReport
 
 PARAMS = {"d=3": {"d": 3}, "d=4": {"d": 4}, "d=10": {"d": 10}}
 
@@ -88,7 +88,7 @@ def test_outcome_helpers_name_the_kind_of_error():
 
 
 def test_ledger_counts_held_out_cases_and_sets_exhibits_apart():
-    from verify.report import ledger, ledger_text
+    from verify.report.tables import ledger, ledger_text
 
     cal = Calibration("x.C", ("x.c",), "d <= 4", lambda p: p["d"] <= 4)
     rep = report([out("d=3", True), out("d=4", None, Evidence.EXHIBIT), out("d=10", True)],

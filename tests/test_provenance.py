@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 import verify
-import verify.cli as cli
-from verify import constants, provenance
+from verify.cli import app as cli
+from verify import constants
+from verify.report import provenance
 from verify.checks import Profile
 from verify.cli import main
-from verify.journal import code_fingerprint
+from verify.run.journal import code_fingerprint
 
 CHECK = ["check", "prop1.long_words", "--profile", "quick"]  # one symbolic case: fast
 

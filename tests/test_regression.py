@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verify import dependencies as deps
-from verify import diff as diff_mod
-from verify import runner
-from verify import slack as slack_mod
+from verify.regression import dependencies as deps
+from verify.regression import diff as diff_mod
+from verify.run import runner
+from verify.regression import slack as slack_mod
 from verify.checks import Profile
 from verify.cli import main
 from verify.constants import Tracked, load, values
-from verify.journal import Journal, code_fingerprint
-from verify.results import REGISTRY
+from verify.run.journal import Journal, code_fingerprint
+from verify.results import REGISTRY, by_id, select
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE = ROOT / "examples" / "baseline-quick.json"
@@ -33,7 +33,8 @@ def run_cli(capsys, *argv):
 
 
 def quick(ids, **kw):
-    return runner.run(runner.select(list(ids)), values(load()), Profile.QUICK, check_ids=list(ids), **kw)
+    return runner.run(select(list(ids)), values(load()), Profile.QUICK, check_ids=list(ids),
+                      resolve=by_id, **kw)
 
 
 # ------------------------------------------------------------------------------ recorded reads
@@ -155,7 +156,7 @@ def test_explain_prints_value_meaning_source_checks_and_proof_steps(capsys):
 
 
 def test_report_constants_table_says_which_checks_used_each_constant():
-    from verify.report import markdown
+    from verify.report.tables import markdown
 
     reports = quick(("thm2.T_chain", "thm1.chain"))
     text = markdown(reports, list(REGISTRY), load(), Profile.QUICK)
@@ -359,7 +360,7 @@ def test_deps_from_a_json_report_compares_with_the_map(capsys, tmp_path):
 
 
 def test_the_default_report_links_the_slack_exhibit_when_it_exists(tmp_path):
-    from verify.cli_regression import slack_link
+    from verify.cli.regression import slack_link
 
     report_path = tmp_path / "REPORT.md"
     report_path = report_path.resolve()
@@ -384,7 +385,7 @@ def test_the_ci_recipe_uses_commands_that_parse():
     import re
     import shlex
 
-    from verify.cli import build_parser
+    from verify.cli.app import build_parser
 
     text = (ROOT / "examples" / "constants-regression.yml").read_text().replace("\\\n", " ")
     commands = [m.group(1) for m in re.finditer(r"^[\s#]*(verify \S.*)$", text, re.M)]

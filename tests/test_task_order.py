@@ -1,14 +1,14 @@
-"""The runner starts the tasks expected to take longest first (verify/costs.json); the order of
+"""The runner starts the tasks expected to take longest first (verify/run/costs.json); the order of
 starting never changes a report."""
 from __future__ import annotations
 
 import json
 from importlib import resources
 
-from verify import runner
+from verify.run import runner
 from verify.checks import Profile
 from verify.constants import load, values
-from verify.results import EXPERIMENTS, REGISTRY
+from verify.results import EXPERIMENTS, REGISTRY, by_id, select
 
 
 def test_longest_first_sums_a_tasks_checks_and_keeps_ties_in_order():
@@ -19,7 +19,7 @@ def test_longest_first_sums_a_tasks_checks_and_keeps_ties_in_order():
 
 
 def test_the_cost_table_names_registered_checks_for_quick_and_default():
-    table = json.loads(resources.files("verify").joinpath("costs.json").read_text())
+    table = json.loads(resources.files("verify.run").joinpath("costs.json").read_text())
     known = {c.id for r in REGISTRY + EXPERIMENTS for c in r.checks}
     assert {"quick", "default"} <= set(table)
     for profile in ("quick", "default", "full"):
@@ -31,10 +31,10 @@ def test_the_cost_table_names_registered_checks_for_quick_and_default():
 def test_the_order_of_starting_does_not_change_the_outcomes(monkeypatch):
     """Run one result's quick cases in the measured order and in reverse: the same outcomes, in
     each check's case order."""
-    chosen = runner.select(["prop3"])
+    chosen = select(["prop3"])
 
     def outcomes() -> list:
-        reports = runner.run(chosen, values(load()), Profile.QUICK, workers=1)
+        reports = runner.run(chosen, values(load()), Profile.QUICK, workers=1, resolve=by_id)
         return [(r.check.id, [(o.case, o.passed, o.margin, o.detail) for o in r.outcomes]) for r in reports]
 
     first = outcomes()

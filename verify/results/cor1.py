@@ -12,7 +12,7 @@ from typing import Mapping
 
 import mpmath
 
-from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result, Reach
 from ..engine.estimate import ErrorKind, Estimate
 from . import cor1_samples
 from .common import ratio_outcome
@@ -54,7 +54,7 @@ RESULT = Result(
     checks=(
         Check("cor1.certified_box", "Corollary 1 (certified)",
               "L_s(alpha', beta'') <= eps with T >= 72/eps for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified,
-              reconstructed=True),  # the schedule's step sizes are reconstructed
+              reconstructed=True, reach=Reach.RANGE),  # the schedule's step sizes are reconstructed
         Check("cor1.population", "Corollary 1", "L_s(alpha', beta'') <= eps with T = ceil(72/eps)",
               Evidence.NUMERIC, _cases, _judge_final, reconstructed=True),
         *cor1_samples.CHECKS,

@@ -11,7 +11,7 @@ from typing import Mapping
 import mpmath
 import sympy as sp
 
-from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result, Reach
 from ..engine import schedules
 from ..engine.symmetric import SymmetricPoint, evaluate
 from .common import grid, log_grid, ratio_outcome, smallest_passing
@@ -250,7 +250,8 @@ RESULT = Result(
     document="proofs/prop1.md",
     checks=(
         Check("prop1.certified_box", "Proposition 1 (certified)",
-              "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps for every real d, eps in the box (Arb balls, branch and bound)", Evidence.CERTIFIED, _certified_cases, _judge_certified),
+              "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps for every real d, eps in the box (Arb balls, branch and bound)", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              reach=Reach.RANGE),
         Check("prop1.bound", "Proposition 1", "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps",
               Evidence.NUMERIC, _cases, _judge_bound),
         Check("prop1.general", "Proposition 1 (any alpha)",

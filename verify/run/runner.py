@@ -1,5 +1,6 @@
-"""Run the registered checks over their cases (optionally in worker processes) and collect
-outcomes.  Knows nothing of any particular result."""
+"""Run checks over their cases (optionally in worker processes) and collect outcomes.  Knows
+nothing of any particular result: the caller hands over the results and ``resolve`` (result id ->
+Result, :func:`verify.results.by_id`), which a worker process uses to find a check's judge."""
 from __future__ import annotations
 
 import json
@@ -10,11 +11,10 @@ from importlib import resources
 from typing import Callable, Iterable, Mapping, Sequence
 
 from . import executors, memo
-from .checks import (Calibration, Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile,
+from ..checks import (Calibration, Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile,
                      Result)
-from .constants import Tracked
+from ..constants import Tracked
 from .journal import Journal, Timing
-from .results import EXPERIMENTS, REGISTRY
 
 
 @dataclass
@@ -141,13 +141,13 @@ def list_cases(check: Check, profile: Profile, constants: Constants,
     return check.cases(profile, view, options), frozenset(view.reads)
 
 
-def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, str, Outcome, Timing]]:
+def _run_group(resolve: Callable[[str], Result],
+               group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, str, Outcome, Timing]]:
     """Judge several checks of one result on one case in one process, so that work they share
-    (a training plan, a moment set) is computed once and reused through the engine's caches."""
+    (a training plan, a moment set) is computed once and reused through the engine's caches;
+    ``resolve`` finds the result by its id in the worker process."""
     result_id, items, constants = group
-    from .results import by_id
-
-    checks = {c.id: c for c in by_id(result_id).checks}
+    checks = {c.id: c for c in resolve(result_id).checks}
     out = []
     for check_id, case in items:
         start, cpu = time.perf_counter(), time.process_time()
@@ -157,24 +157,11 @@ def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tup
     return out
 
 
-def select(ids: Sequence[str] | None = None) -> list[Result]:
-    """The results of ``verify all`` (the registry), or those named (a result id or a check id,
-    the experiments' claims included)."""
-    if not ids:
-        return list(REGISTRY)
-    known = REGISTRY + EXPERIMENTS
-    chosen = [r for r in known if r.id in ids or any(c.id in ids for c in r.checks)]
-    unknown = set(ids) - {r.id for r in known} - {c.id for r in known for c in r.checks}
-    if unknown:
-        raise KeyError(", ".join(sorted(unknown)))
-    return chosen
-
-
 @lru_cache(maxsize=None)
 def case_seconds(profile: str) -> Mapping[str, float]:
-    """Measured seconds per case of each check in a profile (verify/costs.json, written by
+    """Measured seconds per case of each check in a profile (verify/run/costs.json, written by
     benchmarks/write_costs.py from a run's timings); empty for a profile not measured."""
-    table = json.loads(resources.files("verify").joinpath("costs.json").read_text())
+    table = json.loads(resources.files("verify.run").joinpath("costs.json").read_text())
     return table.get(profile, {})
 
 
@@ -192,14 +179,15 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
         progress: Callable[[int, int], None] | None = None,
         journal: Journal | None = None, judge: bool = True,
         executor: executors.Executor | None = None,
-        store: memo.OutcomeStore | None = None) -> list[CheckReport]:
+        store: memo.OutcomeStore | None = None, *,
+        resolve: Callable[[str], Result]) -> list[CheckReport]:
     """Judge every case of every check; ``progress(done, total)`` is called as cases finish.
     With a ``journal``, cases it already holds are taken from it and each new outcome is
     recorded in it as soon as it is judged; with ``judge=False`` nothing new is judged and the
     cases the journal lacks are left missing (status ``incomplete``).  Outcomes are listed in
     each check's case order.  The tasks run on ``executor`` (default: serial for one worker,
     else a process pool), which yields them as they finish; with a ``store``, the outcomes
-    are shared between the tasks (see :mod:`verify.memo`)."""
+    are shared between the tasks (see :mod:`verify.run.memo`)."""
     options = options or {}
     reports: dict[str, CheckReport] = {}
     order: dict[tuple[str, str], int] = {}
@@ -228,7 +216,7 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
     if progress:
         progress(0, total)
     executor = executor or executors.choose(workers)
-    stream = executor.completed(partial(memo.serving, store, _run_group), tasks)
+    stream = executor.completed(partial(memo.serving, store, partial(_run_group, resolve)), tasks)
     try:
         for finished in stream:
             for check_id, label, outcome, timing in finished:

@@ -12,19 +12,19 @@ from typing import Callable, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from . import constants as constants_mod
-from . import runner
-from .checks import Evidence
+from .. import constants as constants_mod
+from ..results import select
+from ..checks import Evidence
 
 
 def certified_ids(ids: Sequence[str] | None) -> list[str]:
     """With --certified: the checks of certified evidence among the selection (python-flint
     required: one line and exit 2 without it)."""
-    from .engine.certified import require_flint
+    from ..engine.certified import require_flint
 
     require_flint()
     try:
-        chosen = runner.select(ids)
+        chosen = select(ids)
     except KeyError as exc:
         raise ValueError(f"unknown result or check: {exc.args[0]} (see `verify list`)") from None
     out = [c.id for r in chosen for c in r.checks if c.evidence is Evidence.CERTIFIED
@@ -36,11 +36,11 @@ def certified_ids(ids: Sequence[str] | None) -> list[str]:
 
 def cmd_eval(args: argparse.Namespace, console: Console) -> int:
     """Loss and gradient as Arb balls (midpoint +- radius, both printed as decimal strings)."""
-    from .engine.certified import require_flint
+    from ..engine.certified import require_flint
 
     require_flint()
-    from .engine.certified.balls import bits_for, precision
-    from .engine.certified.symmetric import ball_evaluate, ball_state
+    from ..engine.certified.balls import bits_for, precision
+    from ..engine.certified.symmetric import ball_evaluate, ball_state
 
     bits = bits_for(args.dps)
     with precision(bits):
@@ -72,10 +72,10 @@ def cmd_eval(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_certify(args: argparse.Namespace, console: Console, load_constants: Callable) -> int:
     """Branch and bound over a box of (d, eps); writes a certificate (certified evidence)."""
-    from .engine.certified import require_flint
+    from ..engine.certified import require_flint
 
     require_flint()
-    from .certify import boxes, certificate
+    from ..certify import boxes, certificate
 
     if not (args.d[0] < args.d[1] and 0 < args.eps[0] < args.eps[1] < 1):
         raise ValueError("need --d LO HI with LO < HI and --eps LO HI with 0 < LO < HI < 1")
@@ -90,10 +90,10 @@ def cmd_certify(args: argparse.Namespace, console: Console, load_constants: Call
 
 def cmd_recheck(args: argparse.Namespace, console: Console) -> int:
     """Re-verify a certificate leaf by leaf and check that its leaves tile the box."""
-    from .engine.certified import require_flint
+    from ..engine.certified import require_flint
 
     require_flint()
-    from .certify.certificate import recheck
+    from ..certify.certificate import recheck
 
     try:
         data = json.loads(Path(args.certificate).read_text())

@@ -16,14 +16,15 @@ from typing import Callable, Mapping
 
 from rich.console import Console
 
-from . import constants as constants_mod
-from . import dependencies as deps
-from . import diff as diff_mod
-from . import report, runner
-from . import slack as slack_mod
-from .checks import Profile
-from .journal import code_fingerprint
-from .results import REGISTRY
+from .. import constants as constants_mod
+from ..regression import dependencies as deps
+from ..regression import diff as diff_mod
+from ..report import tables as report
+from ..run import runner
+from ..regression import slack as slack_mod
+from ..checks import Profile
+from ..run.journal import code_fingerprint
+from ..results import REGISTRY, by_id
 
 LoadConstants = Callable[[argparse.Namespace], dict]
 SLACK_REPORT = Path("reports") / "slack.md"  # relative to the project's root
@@ -107,7 +108,8 @@ def cmd_deps(args: argparse.Namespace, console: Console, load: LoadConstants) ->
         checked = [r for r in REGISTRY if r.checked]
         consts = constants_mod.load()
         profile = Profile(deps.MAP_PROFILE)
-        reports = runner.run(checked, constants_mod.values(consts), profile, workers=args.workers)
+        reports = runner.run(checked, constants_mod.values(consts), profile, workers=args.workers,
+                             resolve=by_id)
         dep = deps.from_reports(reports, deps.MAP_PROFILE, code_fingerprint())
         if args.json:
             Path(args.json).write_text(report.json_report(reports, list(REGISTRY), consts, profile))

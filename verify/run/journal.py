@@ -14,14 +14,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Mapping, NamedTuple
 
-from .checks import Evidence, Outcome
+from ..checks import Evidence, Outcome
 
 
 class JournalError(Exception):
     """The journal cannot be used for this run (other key, unreadable line)."""
 
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parent.parent  # the verify package
 COMPUTING = ("checks.py", "engine", "results", "certify")  # what outcomes depend on (not the presentation)
 
 

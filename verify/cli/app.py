@@ -20,16 +20,18 @@ from rich.table import Table
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 
-from . import cli_regression
-from . import constants as constants_mod
-from . import cli_certified, executors, memo, provenance, report, runner
-from .checks import Profile
-from .engine.plans import three_phase
-from .experiments.command import add_parser as add_experiments
-from .engine.symbolic import GRAD_KEYS
-from .engine.symmetric import SymmetricPoint, evaluate
-from .journal import Journal, JournalError, code_fingerprint, run_key
-from .results import EXPERIMENTS, REGISTRY
+from . import regression as cli_regression
+from .. import constants as constants_mod
+from . import certified as cli_certified
+from ..report import provenance, tables as report
+from ..run import executors, memo, runner
+from ..checks import Profile
+from ..engine.plans import three_phase
+from ..experiments.command import add_parser as add_experiments
+from ..engine.symbolic import GRAD_KEYS
+from ..engine.symmetric import SymmetricPoint, evaluate
+from ..run.journal import Journal, JournalError, code_fingerprint, run_key
+from ..results import EXPERIMENTS, REGISTRY, by_id, select
 
 REPORT_PATH = Path("REPORT.md")  # in the current folder, never inside the installed package
 FULL_REPORT = Path("reports") / "full.md"  # relative to REPORT_PATH's folder
@@ -195,7 +197,7 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
     profile = Profile(args.profile)
     prov = _provenance(args, profile)  # taken before the run: the code and constants it starts from
     try:
-        results = runner.select(ids)
+        results = select(ids)
     except KeyError as exc:
         raise UsageError(f"unknown result or check: {exc.args[0]} (see `verify list`)") from None
     checked = [r for r in results if r.checked]
@@ -206,7 +208,7 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
             TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("cases", total=None)
         reports = runner.run(checked, constants_mod.values(consts), profile, options,
-                             executor=pool, store=store, check_ids=ids, journal=journal,
+                             executor=pool, store=store, check_ids=ids, journal=journal, resolve=by_id,
                              judge=not args.report_only,
                              progress=lambda done, total: bar.update(task, completed=done, total=total))
     console.print(report.terminal_table(reports, pending))
@@ -319,7 +321,7 @@ def _cmd_list(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_plan(args: argparse.Namespace, console: Console) -> int:
-    from .results.thm2 import schedule
+    from ..results.thm2 import schedule
 
     consts = constants_mod.values(_load_constants(args))
     eta1, eta2, eta3, T = schedule(args.d, args.eps, consts)

@@ -8,10 +8,10 @@ from typing import Mapping, Sequence
 from rich.markup import escape
 from rich.table import Table
 
-from .checks import Exhibit, Outcome, Profile, Result, legend
-from .constants import Constant
-from .dependencies import compact, used_by
-from .runner import CheckReport
+from ..checks import Exhibit, Outcome, Profile, Result, legend
+from ..constants import Constant
+from ..regression.dependencies import compact, used_by
+from ..run.runner import CheckReport
 
 
 def margin_text(o: Outcome | None) -> str:
