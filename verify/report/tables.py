@@ -92,12 +92,14 @@ def status_text(row: dict) -> str:
 def passed_text(row: dict) -> str:
     """Held-out passes, with the in-sample passes of a calibrated constant beside them ("-" for
     a check that claims nothing: an exhibit or only vacuous cases)."""
-    if row["status"] in ("exhibit", "vacuous"):
+    if row["status"] in ("exhibit", "vacuous", "configuration ok"):
         return "-"
     return f"{row['passed']} (in-sample {row['in_sample']})" if row["in_sample"] else str(row["passed"])
 
 
 BAD = ("FAIL", "undecided", "incomplete", "discrepancy not reproduced")
+# statuses that neither fail the run nor count as passes: "in-sample only" (every counted case
+# is one a measured constant was calibrated on), "configuration ok", "exhibit", "vacuous"
 
 
 def ledger(reports: Sequence[CheckReport]) -> dict:
@@ -142,12 +144,18 @@ def overall(reports: Sequence[CheckReport]) -> str:
         short = sum(1 for r in reports if r.missing)
         return (f"incomplete: {missing} cases of {short} checks were not run; every case that ran "
                 "passes")
-    return "every check passes (exhibits, vacuous cases and documented discrepancies aside)"
+    text = "every check passes (exhibits, vacuous cases and documented discrepancies aside)"
+    only = sum(1 for r in reports if r.status == "in-sample only")
+    if only:
+        text += (f"; {only} check{'s' if only > 1 else ''} in-sample only (no held-out case: "
+                 "not counted as passes)")
+    return text
 
 
 def exit_code(reports: Sequence[CheckReport]) -> int:
     """0 when every check passed (or fails only as a documented discrepancy inside its scope, or
-    is an exhibit or vacuous), 1 otherwise."""
+    is an exhibit, vacuous, a configuration inside the hypotheses, or in-sample only), 1
+    otherwise."""
     return 1 if any(r.status in BAD for r in reports) else 0
 
 
@@ -159,7 +167,7 @@ def terminal_table(reports: Sequence[CheckReport], pending: Sequence[Result]) ->
         table.add_column(col, justify=just, overflow="fold", no_wrap=col in ("check", "status"))
     colour = {"pass": "green", "FAIL": "bold red", "discrepancy": "yellow", "undecided": "magenta",
               "incomplete": "cyan", "discrepancy not reproduced": "bold magenta", "exhibit": "blue",
-              "vacuous": "blue"}
+              "vacuous": "blue", "in-sample only": "yellow", "configuration ok": "blue"}
     for row in rows(reports):
         table.add_row(row["check"], row["claim"], str(row["cases"]), passed_text(row),
                       row["worst_margin"], row["evidence"],
