@@ -28,7 +28,7 @@ from verify.run.runner import CheckReport
 RED = ("FAIL", "undecided", "discrepancy not reproduced")
 # checks whose honest red under their mutation is not FAIL (every other one must FAIL)
 NOT_FAIL: dict[str, str] = {}
-EXHIBITS = {"thm2.tightness_eta2", "thm2.tightness_T", "cor1.sample_C"}
+EXHIBITS = {"thm2.tightness_eta2", "thm2.tightness_T", "cor1.sample_C", "prop1.tightness"}
 
 
 @dataclass(frozen=True)
@@ -115,11 +115,23 @@ def _flat_hessian(mp):  # the Phase-3 system with A/100: slow contraction, far o
     mp.setattr(plans, "output_gradient_system", lambda state: (lambda A, c: (A / 100, c))(*right(state)))
 
 
-def _small_delta(mp):  # delta reported 10^6 times too small
-    from verify.results import thm2
-    right = thm2.delta
-    _clear_plans(mp)
-    mp.setattr(thm2, "delta", lambda plan: right(plan) / 10**6)
+def _wrong_output_bias(mp):  # the model's f = beta.gamma + 1 (its bias -1 flipped) in the
+    # engine's symbolic reduction, seen uncached (the lru cache keeps the right one)
+    from verify.engine import symbolic
+    right = symbolic.model_output
+    mp.setattr(symbolic, "model_output", lambda: right() + 2)
+    mp.setattr(symbolic, "reduce_symmetric", symbolic.reduce_symmetric.__wrapped__)
+
+
+def _doubled_phase1_closed_forms(mp):  # the engine's closed-form Phase-1 gradient x 2
+    from verify.engine import symbolic
+    right = symbolic.three_phase_closed_forms
+
+    def wrong():
+        forms = dict(right())
+        forms["beta1_s"], forms["beta1_j"] = 2 * forms["beta1_s"], 2 * forms["beta1_j"]
+        return forms
+    mp.setattr(symbolic, "three_phase_closed_forms", wrong)
 
 
 def _low_floors(mp):  # the failing plans' floors reported at 1e-3 (below eps = 1/100)
@@ -145,8 +157,6 @@ MUTATIONS: dict[str, Mutation] = {
     "prop1.long_contribution": Mutation("ln 4 -> ln 16 in g", patch=_wrong_long_contribution),
     "prop1.short_attention": Mutation("gap constant 4 -> 3", {"prop1.attention_constant": "3"}),
     "prop1.short_loss": Mutation("eps/2 -> eps/8", patch=_wrong_short_loss),
-    "prop1.tightness": Mutation("gap constant 4 -> 1e-6 (a negative gap)",
-                                {"prop1.attention_constant": "1/1000000"}),
     "prop2.negative_mass": Mutation("P(y = -1) = 1/3", patch=_wrong_negative_mass),
     "prop2.large_output": Mutation("P(y = -1) = 1/3", patch=_wrong_negative_mass),
     "prop2.large_output_search": Mutation("re-evaluated loss 0.2 < 1/4", patch=_wrong_reevaluation,
@@ -180,12 +190,13 @@ MUTATIONS: dict[str, Mutation] = {
     "thm2.final": Mutation("C = 1e-6", {"thm2.C": "1/1000000"}, pick=_at(d=10, eps=0.001)),
     "thm2.beta1_range": Mutation("Phase-1 gradient x 2 (beta'_s > 1 at d = 10)",
                                  patch=_doubled_output_gradient, pick=_at(d=10, eps=0.001)),
-    "thm2.beta1_range_corrected": Mutation("Phase-1 gradient x 2", patch=_doubled_output_gradient,
-                                           pick=_at(d=10, eps=0.001)),
+    "thm2.beta1_range_corrected": Mutation("closed-form Phase-1 gradient x 2 in the engine",
+                                           patch=_doubled_phase1_closed_forms),
     "thm2.contraction": Mutation("Phase-3 Hessian / 100", patch=_flat_hessian, pick=_at(d=10, eps=0.5)),
     "thm2.initial_distance": Mutation("Phase-3 Hessian / 100", patch=_flat_hessian,
                                       pick=_at(d=10, eps=0.5)),
-    "thm2.optimum": Mutation("delta / 10^6", patch=_small_delta, pick=_at(d=10, eps=0.5)),
+    "thm2.optimum": Mutation("model bias +1 instead of -1 in the engine's reduction",
+                             patch=_wrong_output_bias),
     "thm2.delta": Mutation("C = 1e-6", {"thm2.C": "1/1000000"}, pick=_at(d=10, eps=0.5)),
     "thm2.T_chain": Mutation("T_factor = 3", {"thm2.T_factor": "3"}),
     "prop1.certified_box": Mutation("gap constant 4 -> 1/1000", {"prop1.attention_constant": "1/1000"},
