@@ -8,6 +8,7 @@ and T above their minima).  Constants: cor1.C, cor1.T_numerator (and thm2.eta1_s
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Mapping
 
 import mpmath
@@ -37,10 +38,22 @@ def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
-    """Every real (d, eps) of a box at once, by ball arithmetic (verify/certify)."""
+    """Every real (d, eps) of a box at once, by ball arithmetic (verify/certify); the outcome
+    says which of cor1.C's calibration cases the box contains (then the report counts it
+    in-sample for cor1.C, proofs/cor1.md)."""
     from ..certify.outcomes import judge_certified
 
-    return judge_certified("cor1", case, constants)
+    out = judge_certified("cor1", case, constants)
+    inside = cor1_samples.box_calibration(case.params)
+    if not inside:
+        return replace(out, detail=out.detail + "; the box holds none of cor1.C's calibration "
+                                                "cases (held out)")
+    ds = sorted({d for d, _ in inside})
+    es = sorted({e for _, e in inside}, reverse=True)
+    return replace(out, detail=out.detail + (
+        f"; the box contains {len(inside)} of cor1.C's calibration cases (d in "
+        f"{{{', '.join(map(str, ds))}}}, eps in {{{', '.join(f'{e:g}' for e in es)}}}, the "
+        f"scan's (d, eps)): counted in-sample for cor1.C"))
 
 
 RESULT = Result(
@@ -61,7 +74,8 @@ RESULT = Result(
     ),
     exhibits=cor1_samples.EXHIBITS,
     calibrations=(
-        Calibration("cor1.C", ("cor1.population", "cor1.samples", "cor1.sample_sweep"),
+        Calibration("cor1.C", ("cor1.certified_box", "cor1.population", "cor1.samples",
+                               "cor1.sample_sweep"),
                     "(d, eps) of the cor1.sample_C scan: d in {5, 10, 20, 30, 50, 100, 200}, "
                     "eps in {0.1, 0.001} (c = 1; the rule C(c) = cor1.C max(1, c) at c = 2 on "
                     "d in {5, 10, 20, 30} there)", cor1_samples.calibrated),

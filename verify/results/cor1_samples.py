@@ -93,10 +93,20 @@ def target(d: int, constants: Constants, c=None) -> float:
 
 def calibrated(params: Mapping[str, object]) -> bool:
     """Whether a case is one cor1.C was measured on: (d, eps) of the scan grid (any seed) with
-    the boundary schedule (an interior schedule was never part of the scan)."""
+    the boundary schedule (an interior schedule was never part of the scan); a certified box
+    (params d_lo, ..., boundary schedule) when it contains one (:func:`box_calibration`)."""
+    if "d_lo" in params:
+        return bool(box_calibration(params))
     boundary = params.get("eta1", "sqrt(d)") == "sqrt(d)" and all(
         params.get(k, 1) == 1 for k in ("above", "eta2_x", "T_x"))
     return boundary and int(params["d"]) in CALIBRATION_D and float(params["eps"]) in CALIBRATION_EPS
+
+
+def box_calibration(params: Mapping[str, object]) -> list[tuple[int, float]]:
+    """The (d, eps) of cor1.C's calibration set inside a certified box."""
+    return [(d, e) for d in CALIBRATION_D for e in CALIBRATION_EPS
+            if float(params["d_lo"]) <= d <= float(params["d_hi"])
+            and float(params["eps_lo"]) <= e <= float(params["eps_hi"])]
 
 
 def indifference(goal: float, constants: Constants) -> float:

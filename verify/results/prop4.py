@@ -370,7 +370,7 @@ RESULT = Result(
     calibrations=(
         Calibration("prop4.c4", ("prop4.floor", "prop4.certified_floor"), "d = 4 with H = 2, where the smallest floor (0.16938) was found and c4 = 1/10 set from it",
                     lambda params: params.get("d") == 4 and params.get("H") == 2),
-        Calibration("prop4.head_factor", ("prop4.floor",),
+        Calibration("prop4.head_factor", ("prop4.floor", "prop4.certified_floor"),
                     "d = 4 (every H): 1 is the largest integer f whose H = floor(f sqrt(d)) heads "
                     "keep the floor >= c4 there (H = 2: 0.169; H = 4: 0.0187)",
                     head_factor_calibrated),
