@@ -171,3 +171,27 @@ def test_the_four_passes_that_could_not_fail_are_no_longer_counted_numeric_passe
     assert r["minimum"] == 0 and r["q"] == -2 * thm2._h * (thm2._h - 2)
     out = prop1._judge_tightness(Case("d=10, eps=0.01", {"d": 10, "eps": 0.01}), constants())
     assert out.passed is None and not out.counted and out.values["ratio"] > 1
+
+
+def test_thm2_contraction_and_beta1_range_name_their_error_kind():
+    """Issue 26, item 8: both details used to carry no error."""
+    from verify.results import thm2
+
+    case = Case("d=10, eps=0.5", {"d": 10, "eps": 0.5})
+    for judge in (thm2._judge_contraction, thm2._judge_beta1_range):
+        out = judge(case, constants())
+        assert out.passed is True and "(error estimate " in out.detail, out.detail
+    assert thm2._judge_beta1_range(Case("d=3, eps=0.5", {"d": 3, "eps": 0.5}), constants()).passed is False
+
+
+def test_prop4_names_its_errors_as_estimates():
+    """Issue 26, item 8: "error 2.0e-16" unlabelled in prop4's row, "bound" for an estimate."""
+    import inspect
+
+    from verify.checks import Profile
+    from verify.results import prop4
+
+    case = prop4._cases(Profile.QUICK, constants(), {})[0]  # d = 9, H = 1: mpmath-confirmed
+    detail = prop4._judge_floor(case, constants()).detail
+    assert "mpmath 20 digits (error estimate " in detail and "(error 1" not in detail
+    assert "bound" not in inspect.getdoc(prop4.floor_error)

@@ -16,15 +16,16 @@ solves it for all d targets from one eigen-decomposition of Q (secular equation
 
 Numbers.  Searches run on the float64 path (:func:`verify.engine.general.head_moments_float` for
 the cross-head blocks, at coarse steps ``SEARCH_STEPS``); the worst attention found is recomputed
-at the engine's default steps, and its floor carries the bound
-|delta floor| <= 1/2 ||dQ||_F R^2 + 2 ||dm|| R from the quadrature error estimates (the value of a
-quadratic over the ball moves by at most the sup of the perturbation over the ball).  The floor
+at the engine's default steps, and its floor carries the error ESTIMATE
+|delta floor| <= 1/2 ||dQ||_F R^2 + 2 ||dm|| R, with dQ, dm the quadrature's step-halving error
+estimates (the value of a quadratic over the ball moves by at most the sup of the perturbation
+over the ball: a bound only if dQ, dm were, which they are not).  The floor
 of the worst attention found is then recomputed with the mpmath engine and the trust region solved
 in mpmath: for H = 1 with :func:`verify.engine.general.moments` at ``DPS`` digits up to
 ``MP_MAX_D``; for H >= 2 with :func:`verify.engine.general.head_moments` (cross-head blocks by the
 nested integral, 8-50 s per pair of heads at d = 4 depending on the spread of the logits,
 minutes at d = 9) at ``HEADS_DPS`` digits up to ``MP_HEADS_MAX_D``.  Beyond those d the reported floor is the float64 value
-with the bound above.
+with the error estimate above.
 """
 from __future__ import annotations
 
@@ -160,7 +161,8 @@ def floors(d: int, H: int, x, R: float, steps=SEARCH_STEPS) -> np.ndarray:
 
 
 def floor_error(eQ: np.ndarray, eP: np.ndarray, R: float) -> np.ndarray:
-    """Per-target bound 1/2 ||dQ||_F R^2 + 2 ||dm_s|| R on the floor's error."""
+    """Per-target error ESTIMATE 1/2 ||dQ||_F R^2 + 2 ||dm_s|| R of the floor (from the
+    step-halving estimates eQ, eP: an estimate, not a bound)."""
     return 0.5 * np.linalg.norm(eQ) * R**2 + 2.0 * np.linalg.norm(eP, axis=0) * R
 
 
@@ -293,7 +295,8 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
             return Outcome(case.label, None, None, Evidence.SEARCH,
                            f"float64 floor {fl[s]:.12f} +- {err:.1e} and mpmath floor "
                            f"{mpmath.nstr(mv, 12)} +- {mpmath.nstr(me, 2)} disagree at s={s}")
-        route = (f"mpmath {dps} digits (error {mpmath.nstr(me, 2)}; float64 {fl[s]:.10f})")
+        route = (f"mpmath {dps} digits (error estimate {mpmath.nstr(me, 2)}; float64 "
+                 f"{fl[s]:.10f})")
         value, err = mv, me
     with mpmath.workdps(30):
         value = mpmath.mpf(value)
