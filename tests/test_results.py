@@ -194,4 +194,4 @@ def test_prop4_names_its_errors_as_estimates():
     case = prop4._cases(Profile.QUICK, constants(), {})[0]  # d = 9, H = 1: mpmath-confirmed
     detail = prop4._judge_floor(case, constants()).detail
     assert "mpmath 20 digits (error estimate " in detail and "(error 1" not in detail
-    assert "bound" not in inspect.getdoc(prop4.floor_error)
+    assert inspect.getdoc(prop4.floor_error).startswith("Per-target error ESTIMATE")
