@@ -233,7 +233,7 @@ def test_an_integrand_without_bound_gives_an_undeciding_ball():
     assert not vals[0].is_finite()
 
 
-@pytest.mark.parametrize("check_id", ["prop3.certified_floor", "lemma-low-attention.certified_floor",
+@pytest.mark.parametrize("check_id", ["prop3.certified_floor", "lemma-low-attention.certified_ceiling",
                                       "thm1.certified_floor"])
 def test_certified_floor_details_do_not_depend_on_the_clock(check_id, monkeypatch):
     """Same seed, same bytes: a certified floor's detail carries no wall time (a clock that

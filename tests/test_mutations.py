@@ -145,6 +145,60 @@ def _low_floors(mp):  # the failing plans' floors reported at 1e-3 (below eps = 
     mp.setattr(contrast, "dedicated", wrong)
 
 
+# ------------------------------------------------ engine faults for the certified checks (Arb)
+
+
+def _shrunken_enclosure(mp):  # the vector Gauss rule returns a midpoint rule, its error dropped
+    from flint import arb
+
+    import verify.engine.certified.general as cg
+    from verify.engine.certified.balls import precision
+
+    def crude(f, a, b, tol, m, prec, *args, **kwargs):
+        with precision(prec):
+            return [arb((v * (arb(b) - arb(a))).mid()) for v in f(arb((a + b) / 2))]
+    mp.setattr(cg, "gauss_1d", crude)
+
+
+def _dropped_tail(mp):  # the integrals cut at t = 1 and the proven tail bound left out
+    import verify.engine.certified.general as cg
+    cut, head = cg.cut_points, cg.head_bounds
+    mp.setattr(cg, "cut_points", lambda att, tol_bits: (cut(att, tol_bits)[0], 0.0))
+    mp.setattr(cg, "tail_bounds", lambda att, T, full: [0 * T] * len(head(att, T, full)))
+
+
+def _dropped_head(mp):  # the integrals start at t = p and the proven head bound is left out
+    import math
+
+    import verify.engine.certified.general as cg
+    cut, head = cg.cut_points, cg.head_bounds
+    mp.setattr(cg, "cut_points",
+               lambda att, tol_bits: (math.log(float(att.p.mid())), cut(att, tol_bits)[1]))
+    mp.setattr(cg, "head_bounds", lambda att, t_lo, full: [0 * t_lo] * len(head(att, t_lo, full)))
+
+
+def _wrong_positive_moment(mp):  # E[gamma 1{y=+1}] off by 2^-10 (relative) in the Arb backend
+    import verify.engine.certified.general as cg
+    right = cg.mean_terms
+    mp.setattr(cg, "mean_terms",
+               lambda nt: (right(nt)[0], [v * (1 + 2.0**-10) for v in right(nt)[1]]))
+
+
+def _moments_of_the_wrong_variable(mp):  # the moments of gamma_s served for those of 1 - gamma_s
+    import dataclasses                   # (and back): in every module that binds moment_setup
+
+    import verify.certify.centred as centred
+    import verify.engine.certified.moments as ball_moments
+    import verify.engine.expectations as expectations
+    right = expectations.moment_setup
+
+    def wrong(d, gap, family, order, be=expectations.MPMATH):
+        other = "mu" if family == "nu" else "nu"
+        return dataclasses.replace(right(d, gap, other, order, be), family=family)
+    for module in (expectations, ball_moments, centred):
+        mp.setattr(module, "moment_setup", wrong)
+
+
 SMALL_PROP2 = {"random": 0, "starts": 1, "steps": 5, "nm_starts": 0, "nm_evals": 0}
 SMALL_THM1 = {"random": 0, "starts": 0, "evals": 0, "n_eta": 2, "adversarial": False}
 
@@ -166,10 +220,10 @@ MUTATIONS: dict[str, Mutation] = {
     "prop3.uniform_symbolic": Mutation("c2 = 1/5 (above 1/2 - 1/(4 ln 2))", {"prop3.c2": "1/5"}),
     "prop3.floor": Mutation("c2 = 10", {"prop3.c2": "10"}, params={"budget": 4}),
     "prop3.certified_floor": Mutation("c2 = 10", {"prop3.c2": "10"}, params={"budget": 4}),
-    "prop2.certified_floor": Mutation("c1 = 10", {"prop2.c1": "10"}, params=SMALL_PROP2),
+    "prop2.certified_value": Mutation("c1 = 10", {"prop2.c1": "10"}, params=SMALL_PROP2),
     "prop4.certified_floor": Mutation("c4 = 10", {"prop4.c4": "10"},
                                       params={"budget": 4, "mpmath": False}),
-    "lemma-low-attention.certified_floor": Mutation("factor 1/1000",
+    "lemma-low-attention.certified_ceiling": Mutation("factor 1/1000",
                                                     {"lemma.low_attention_factor": "1/1000"},
                                                     params={"budget": 4}),
     "thm1.certified_floor": Mutation("c3 = 10", {"thm1.c3": "10"}, params=SMALL_THM1),
@@ -216,7 +270,31 @@ MUTATIONS: dict[str, Mutation] = {
     "contrast.separation": Mutation("failing plans' floors 1e-3", patch=_low_floors),
 }
 
+# every certified check (the boxes and the values at a found point) also turns red under an
+# injected fault of the Arb engine's shared code: a point check because its ball must contain the
+# search's high-precision value (two routes), a box because the claim's margins change sign
+ENGINE_FAULTS: dict[str, Mutation] = {
+    "prop2.certified_value": Mutation("E[gamma 1{y=+1}] x (1 + 2^-10) in the Arb backend",
+                                      patch=_wrong_positive_moment, params=SMALL_PROP2),
+    "prop3.certified_floor": Mutation("tail bound dropped, integrals cut at t = 1",
+                                      patch=_dropped_tail, params={"budget": 4}),
+    "prop4.certified_floor": Mutation("E[gamma 1{y=+1}] x (1 + 2^-10) in the Arb backend",
+                                      patch=_wrong_positive_moment,
+                                      params={"budget": 4, "mpmath": False}),
+    "lemma-low-attention.certified_ceiling": Mutation("head bound dropped, integrals from t = p",
+                                                      patch=_dropped_head, params={"budget": 4}),
+    "thm1.certified_floor": Mutation("Gauss rule without its error bound (a shrunken enclosure)",
+                                     patch=_shrunken_enclosure, params=SMALL_THM1),
+    "prop1.certified_box": Mutation("moments of gamma_s for those of 1 - gamma_s",
+                                    patch=_moments_of_the_wrong_variable, params={"boxes": 50}),
+    "thm2.certified_box": Mutation("moments of gamma_s for those of 1 - gamma_s",
+                                   patch=_moments_of_the_wrong_variable, params={"boxes": 50}),
+    "cor1.certified_box": Mutation("moments of gamma_s for those of 1 - gamma_s",
+                                   patch=_moments_of_the_wrong_variable, params={"boxes": 50}),
+}
+
 CHECKS = [(result, check) for result in REGISTRY for check in result.checks]
+CERTIFIED = [(result, check) for result, check in CHECKS if check.evidence is Evidence.CERTIFIED]
 
 
 def _constants(overrides: dict) -> dict:
@@ -262,3 +340,12 @@ def test_every_check_is_mutated_or_an_exhibit_and_report_the_count(capsys):
     with capsys.disabled():
         print(f"\nmutations caught: {sum(caught.values())}/{len(MUTATIONS)} "
               f"(run this module whole); exhibits without one: {', '.join(sorted(EXHIBITS))}")
+
+
+@pytest.mark.parametrize("result, check", CERTIFIED, ids=[c.id for _, c in CERTIFIED])
+def test_an_engine_fault_turns_every_certified_check_red(result, check, monkeypatch):
+    """Issue 26, item 6: raising a constant to 10 fails whatever the balls are; a wrong ball
+    from the Arb engine must be caught too."""
+    assert check.id in ENGINE_FAULTS, f"{check.id} has no engine fault"
+    status = red_status(result, check, ENGINE_FAULTS[check.id], monkeypatch)
+    assert status in RED, f"{check.id} is {status!r} under '{ENGINE_FAULTS[check.id].name}'"

@@ -31,7 +31,7 @@ from ..experiments.command import add_parser as add_experiments
 from ..engine.symbolic import GRAD_KEYS
 from ..engine.symmetric import SymmetricPoint, evaluate
 from ..run.journal import Journal, JournalError, code_fingerprint, run_key
-from ..results import EXPERIMENTS, REGISTRY, by_id, select
+from ..results import EXPERIMENTS, REGISTRY, RENAMED, by_id, current_ids, select
 
 REPORT_PATH = Path("REPORT.md")  # in the current folder, never inside the installed package
 FULL_REPORT = Path("reports") / "full.md"  # relative to REPORT_PATH's folder
@@ -196,6 +196,9 @@ def _run_checks(args: argparse.Namespace, console: Console, ids: Sequence[str] |
     consts = _load_constants(args)
     profile = Profile(args.profile)
     prov = _provenance(args, profile)  # taken before the run: the code and constants it starts from
+    for old in [i for i in ids or () if i in RENAMED]:
+        print(f"note: check {old} is now called {RENAMED[old]}", file=sys.stderr)
+    ids = current_ids(ids) if ids else ids
     try:
         results = select(ids)
     except KeyError as exc:

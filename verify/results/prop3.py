@@ -32,7 +32,8 @@ from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Pro
 from ..engine import general
 from ..engine.precision import working
 from ..search import SearchResult, argmax, multistart
-from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome, single_case
+from .common import (ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome,
+                     reference_of, single_case)
 
 DPS = 20
 CERT_BITS = 64  # Arb precision of the certified floor
@@ -198,6 +199,7 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"family: {fams}")
     return lower_outcome(case, value, lower, upper, c2, Evidence.SEARCH, detail,
                          values={"floor": float(value), "evaluations": res.effort["evaluations"],
+                                 "floor_error": float(max(value - lower, upper - value)),
                                  "alpha": [float(a) for a in res.x], "s": s})
 
 
@@ -217,7 +219,8 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     detail = (f"inf_beta L_s(alpha, beta) at s={s}, alpha-max(alpha)="
               f"{fmt_vector(alpha, limit=12, relative=True)} (prop3.floor's worst point; Arb, "
               f"{CERT_BITS} bits)")
-    return ball_outcome(case, ball, constants["prop3.c2"], detail)
+    return ball_outcome(case, ball, constants["prop3.c2"], detail,
+                        reference=reference_of(found, "floor", "floor_error"))
 
 
 def _uniform_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:

@@ -38,9 +38,10 @@ import numpy as np
 from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine import general
 from ..engine.precision import working
-from ..search import argmax, multistart
+from ..search import argmax, decisive, multistart
 from ..engine.certified.balls import precision
-from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome
+from .common import (ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome,
+                     reference_of)
 
 DPS = 20
 CERT_BITS = 64  # Arb precision of the certified floor
@@ -309,7 +310,7 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"{res.effort['evaluations']} float floor evaluations, {res.effort['starts']} starts, "
               f"seed {seed}; best per family: {fams}")
     return lower_outcome(case, value, value - err, value + err, c4, Evidence.SEARCH, detail,
-                         values={"floor": float(value), "H": H,
+                         values={"floor": float(value), "floor_error": float(err), "H": H,
                                  "evaluations": res.effort["evaluations"],
                                  "x": [float(a) for a in res.x], "s": s})
 
@@ -321,11 +322,21 @@ def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -
             if c.params["H"] == 1 or c.params["d"] <= CERT_HEADS_MAX_D[profile]]
 
 
+INPUT_BITS = 30  # the float solver's minimiser and multiplier, rounded before the Arb
+# evaluation (as search.decisive rounds every search decision): their last bits differ between
+# machines (LAPACK's eigh), and the minimiser lies on the sphere ||b|| = R, where the last bits
+# decided whether it was proved feasible (then its loss) or first scaled inside by 1 - 2^-20:
+# the upper end moved in the 8th digit (0.1693802651 against 0.1693802861)
+
+
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
     """The floor at the worst attention prop4.floor found, as a ball: a lower bound by weak
     duality at the float solver's multiplier (1 - mu R^2/2 - 2 m'(Q + mu I)^-1 m, any mu >= 0)
     and an upper bound by the loss at the float minimiser (made feasible), both in Arb
-    (Q, m from :func:`verify.engine.certified.heads.head_system`)."""
+    (Q, m from :func:`verify.engine.certified.heads.head_system`); minimiser and multiplier are
+    rounded to INPUT_BITS significant bits first (any mu >= 0 and any feasible b are valid), so
+    the ball does not depend on the float solver's last bits.  prop4.floor's value (mpmath or
+    float64, with its error estimate) must lie in the ball (a second route)."""
     from flint import arb
 
     from ..engine.certified.floors import dual_floor, feasible_upper
@@ -339,19 +350,22 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     R = radius(d, constants)
     Q, P = head_system(d, H, x, CONFIRM_STEPS)
     B, mu, _ = trust_region(Q, 2.0 * P, R)
+    b = [float(v) for v in decisive(B[:, s], INPUT_BITS)]
+    mu_s = float(decisive(max(float(mu[s]), 0.0), INPUT_BITS))
     Qb, mb = ball_system(d, s, np.reshape(x, (H, d)).tolist(), CERT_BITS)
     scale = constants["prop4.radius_scale"]
     with precision(CERT_BITS):
         R2 = arb(scale.numerator) ** 2 / arb(scale.denominator) ** 2 * arb(d).sqrt()
-    lower = dual_floor(Qb, mb, R2, float(mu[s]), CERT_BITS)
-    upper = feasible_upper(Qb, mb, [float(b) for b in B[:, s]], R2, CERT_BITS)
+    lower = dual_floor(Qb, mb, R2, mu_s, CERT_BITS)
+    upper = feasible_upper(Qb, mb, b, R2, CERT_BITS)
     ball = lower if upper is None else lower.union(upper)
     detail = (f"inf over ||B||_F <= d^(1/4) of L_s at s={s}, H={H}, attention "
               f"{fmt_vector(x, 3, 12, relative=True)} (prop4.floor's worst point; dual bound at "
-              f"mu = {float(mu[s]):.6g}, upper bound "
-              f"{'at the float minimiser' if upper is not None else 'not proved feasible'}; Arb, "
-              f"{CERT_BITS} bits)")
-    return ball_outcome(case, ball, constants["prop4.c4"], detail)
+              f"mu = {mu_s:.6g}, upper bound "
+              f"{'at the float minimiser' if upper is not None else 'not proved feasible'} "
+              f"(both rounded to {INPUT_BITS} bits); Arb, {CERT_BITS} bits)")
+    return ball_outcome(case, ball, constants["prop4.c4"], detail,
+                        reference=reference_of(found, "floor", "floor_error"))
 
 
 RESULT = Result(
