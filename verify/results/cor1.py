@@ -61,8 +61,8 @@ RESULT = Result(
     name="Corollary 1",
     statement="eta3 = 1, T = ceil(72/eps), eta2 >= C d^2/eta1 ln(d/eps): L_s(alpha', beta'') <= eps",
     hypotheses="d >= 3, eps in (0,1), eta1 <= sqrt(d); population gradients, and sampled ones with N1 >= C d ln d, N3 >= C ln d/eps, C = C(c) = cor1.C max(1, c) for the exponent c (reconstructed)",
-    constants=("cor1.C", "cor1.T_numerator", "thm2.eta1_scale", "cor1.c", "cor1.delta",
-               "cor1.repetitions"),
+    constants=("cor1.C", "cor1.T_numerator", "thm2.eta1_scale", "cor1.c", "cor1.fail_factor",
+               "cor1.delta", "cor1.repetitions", "cor1.max_repetitions"),
     document="proofs/cor1.md",
     checks=(
         Check("cor1.certified_box", "Corollary 1 (certified)",
