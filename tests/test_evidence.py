@@ -4,7 +4,7 @@ from verify.checks import (Calibration, Case, Check, Discrepancy, Evidence, EVID
                            Outcome, Profile, Result, legend)
 from verify.constants import load
 from verify.engine.estimate import ErrorKind, Estimate
-from verify.report.tables import exit_code, markdown
+from verify.report import exit_code, markdown
 from verify.results.common import difference_outcome, ratio_outcome
 from verify.run.runner import CheckReport
 
@@ -62,7 +62,7 @@ def test_headline_counts_held_out_cases_only():
     rep = report([out("d=3", True), out("d=4", True), out("d=10", True)], calibration=cal)
     assert len(rep.passed) == 1 and rep.in_sample_passed == (2, 2)
     text = markdown([rep], [rep.result], load(), Profile.QUICK)
-    assert "| 1 (in-sample 2/2) |" in text and "| `x.c` | `x.C` | d in {3, 4} | 2/2 | 1/1 |" in text
+    assert "| 1/1 held-out, +2/2 in-sample |" in text and "| `x.c` | `x.C` | d in {3, 4} | 2/2 | 1/1 |" in text
 
 
 def test_two_constants_measured_on_one_check_each_show_their_cases():
@@ -88,7 +88,7 @@ def test_outcome_helpers_name_the_kind_of_error():
 
 
 def test_ledger_counts_held_out_cases_and_sets_exhibits_apart():
-    from verify.report.tables import ledger, ledger_text
+    from verify.report import ledger, ledger_text
 
     cal = Calibration("x.C", ("x.c",), "d <= 4", lambda p: p["d"] <= 4)
     rep = report([out("d=3", True), out("d=4", None, Evidence.EXHIBIT), out("d=10", True)],

@@ -5,7 +5,7 @@ from verify.cli import main
 
 
 def test_quick_profile_passes(capsys, tmp_path, monkeypatch):
-    from verify.cli import app as cli
+    from verify.cli import run as cli
 
     monkeypatch.setattr(cli, "REPORT_PATH", tmp_path / "REPORT.md")
     code = main(["all", "--profile", "quick", "--workers", "2", "--json", str(tmp_path / "r.json"),
@@ -25,7 +25,7 @@ def test_quick_profile_passes(capsys, tmp_path, monkeypatch):
 def test_a_result_without_checks_is_never_reported_as_passed():
     from verify.checks import Profile, Result
     from verify.constants import load
-    from verify.report.tables import json_report, markdown
+    from verify.report import json_report, markdown
 
     bare = Result("x", "Result X", "a claim", "none", ())
     text = markdown([], [bare], load(), Profile.QUICK)
@@ -36,7 +36,7 @@ def test_a_result_without_checks_is_never_reported_as_passed():
 def test_exhibit_is_drawn_from_its_check_outcomes():
     from verify.checks import Check, Evidence, Exhibit, Outcome, Profile, Result
     from verify.constants import load
-    from verify.report.tables import exhibit_tables, json_report, markdown
+    from verify.report import exhibit_tables, json_report, markdown
     from verify.run.runner import CheckReport
 
     check = Check("x.c", "step", "claim", Evidence.NUMERIC, lambda *a: [], lambda *a: None)
@@ -56,10 +56,10 @@ def test_exhibit_is_drawn_from_its_check_outcomes():
 
 
 def test_default_report_links_the_recorded_full_report(tmp_path, monkeypatch):
-    from verify.cli import app as cli
+    from verify.cli import run as cli
     from verify.checks import Profile
     from verify.constants import load
-    from verify.report.tables import markdown
+    from verify.report import markdown
 
     monkeypatch.setattr(cli, "REPORT_PATH", tmp_path / "REPORT.md")
     assert cli._see_also(tmp_path / "REPORT.md", Profile.DEFAULT) == []  # no full report yet

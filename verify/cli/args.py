@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 STDOUT = "-"
@@ -116,26 +117,39 @@ def positive(text: str) -> int:
     return n
 
 
+def _probe(target: Path, flag: str, directory: bool) -> None:
+    """Try to write at ``target`` without changing anything there: open an existing file for
+    appending and close it, or create a new file (in the folder, for a directory) and remove
+    it.  Permission bits alone do not say it (root passes ``os.access`` on a read-only file)."""
+    try:
+        if directory:
+            with tempfile.TemporaryFile(dir=target):
+                pass
+        elif target.exists():
+            with target.open("a"):
+                pass
+        else:
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+            target.unlink()
+    except OSError as exc:
+        raise UsageError(f"{flag}: {target} is not writable ({exc.strerror})") from None
+
+
 def writable(path: str, flag: str, directory: bool = False) -> None:
     """Raise :class:`UsageError` unless ``path`` can be written: a file (or, with ``directory``,
-    a folder) whose parent exists and is writable, and which is not of the other kind.  Called
-    before any work starts, so that a long run never ends in an unwritable path."""
+    a folder) whose parent exists, which is not of the other kind, and which a probe can write.
+    Called before any work starts, so that a long run never ends in an unwritable path."""
     if path == STDOUT and not directory:
         return
     target = Path(path)
-    if directory:
-        if target.exists() and not target.is_dir():
-            raise UsageError(f"{flag}: {path} is a file, not a directory")
-        folder = target if target.exists() else target.parent
-    else:
-        if target.is_dir():
-            raise UsageError(f"{flag}: {path} is a directory: name a file")
-        folder = target.parent
-    folder = folder if str(folder) else Path(".")
+    if directory and target.exists() and not target.is_dir():
+        raise UsageError(f"{flag}: {path} is a file, not a directory")
+    if not directory and target.is_dir():
+        raise UsageError(f"{flag}: {path} is a directory: name a file")
+    folder = target if directory and target.exists() else target.parent
     if not folder.is_dir():
         raise UsageError(f"{flag}: no such directory: {folder}")
-    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise UsageError(f"{flag}: {path} is not writable")
+    _probe(target if not directory or target.exists() else folder, flag, directory)
 
 
 def check_outputs(args: argparse.Namespace, files: tuple[str, ...] = ("output", "json", "journal"),

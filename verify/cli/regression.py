@@ -108,7 +108,7 @@ def cmd_deps(args: argparse.Namespace) -> int:
         dep = deps.from_json_report(Path(args.source))
     else:
         from ..report import provenance
-        from ..report import tables as report
+        from .. import report
         from ..results import REGISTRY, by_id
         from ..run import runner
 

@@ -45,9 +45,10 @@ def provenance_of(args: argparse.Namespace, profile: str | None = None) -> dict[
     from .. import constants as constants_mod
     from ..report import provenance
 
-    path = Path(args.constants) if args.constants else None
+    given = getattr(args, "constants", None)
+    path = Path(given) if given else None
     return provenance.record(constants_mod.source_label(path), constants_mod.sha256(path),
-                             args.set or [], profile, getattr(args, "seed", None))
+                             getattr(args, "set", None) or [], profile, getattr(args, "seed", None))
 
 
 def console(stderr: bool = False):
@@ -168,7 +169,7 @@ def run_checks(args: argparse.Namespace, ids: Sequence[str] | None, options: dic
     """Run the selected checks (all with ``ids`` None) and present them; the exit code."""
     from .. import constants as constants_mod
     from ..checks import Profile
-    from ..report import tables as report
+    from .. import report
     from ..results import REGISTRY, by_id, select
     from ..run import runner
     from . import regression as cli_regression
@@ -194,19 +195,58 @@ def run_checks(args: argparse.Namespace, ids: Sequence[str] | None, options: dic
         for table in report.exhibit_tables(results, reports):
             out.print(table)
     for line in report.failures_text(reports):
-        out.print(f"[red]{line}[/]", highlight=False)
+        out.print(line, style="red", highlight=False, markup=False)
     if args.json:
         cli_args.write_text(args.json, report.json_report(reports, results, consts, profile, prov), "--json")
     path = report_path(args, ids, profile.value)
     if path is not None:
         command = "verify all" if ids is None else f"verify check {' '.join(ids)}"
         see_also = _see_also(path, profile.value) + cli_regression.slack_link(path, REPORT_PATH)
+        drawn, note = _figures(reports, consts, path, profile.value)
         text = report.markdown(reports, results, consts, profile, command, see_also, prov,
-                               folder=path.parent)
+                               folder=path.parent, figures=drawn, figure_note=note)
         cli_args.write_text(str(path), text, "--output")
         out.print(f"wrote {path}", highlight=False)
-    out.print(report.verdict_line(reports), highlight=False, soft_wrap=True)
+    out.print(report.verdict_line(reports), highlight=False)
     return report.exit_code(reports)
+
+
+def figure_folder(path: Path) -> Path:
+    """Where a report's figures go: figures/ beside REPORT.md, else <stem>-figures/ beside it."""
+    return path.parent / ("figures" if path.name == REPORT_PATH.name else f"{path.stem}-figures")
+
+
+def _certificates(reports, profile: str) -> list[tuple[str, Path]]:
+    """The committed certificates of the certified boxes this run judged (default and full
+    profiles: their boxes are the certificates' roots), as (check id, file)."""
+    if profile == "quick":
+        return []
+    import json
+
+    from ..certify.outcomes import CERTIFICATES
+
+    ran = {r.check.id for r in reports if r.check.id.endswith(".certified_box")}
+    out = []
+    for cert in sorted(CERTIFICATES.glob("*.json")) if CERTIFICATES.is_dir() else []:
+        try:
+            group = str(json.loads(cert.read_text()).get("group", ""))
+        except (OSError, ValueError):
+            continue
+        check = group.split("-")[0] + ".certified_box"
+        if check in ran:
+            out.append((check, cert))
+    return out
+
+
+def _figures(reports, consts, path: Path, profile: str) -> tuple[list, str | None]:
+    """Draw the report's figures beside it: (title, relative path) of each, or a one-line note
+    when matplotlib is missing."""
+    from ..report import figures
+
+    if not figures.available():
+        return [], figures.NO_MATPLOTLIB
+    return figures.draw(reports, consts, figure_folder(path), path.parent,
+                        _certificates(reports, profile)), None
 
 
 def cmd_all(args: argparse.Namespace) -> int:
