@@ -109,6 +109,7 @@ class Check:
     reconstructed: bool = False  # claim or constants are a reconstruction (see proofs/)
     reach: Reach | None = None  # None: the whole range for symbolic evidence, points otherwise
     scope: str = ""  # the part of the result's statement it tests ("" the whole; "at alpha = 0")
+    reads_outcomes: tuple[str, ...] = ()  # checks whose outcomes its judge reads: run after them
 
     @property
     def covers(self) -> Reach:

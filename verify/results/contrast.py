@@ -99,7 +99,8 @@ RESULT = Result(
     checks=(
         Check("contrast.separation", "Sections 3-4 (summary)",
               "L_s(three-phase) <= eps < min(floors of attention only, output only, "
-              "H <= sqrt(d) heads, attention first)", Evidence.SEARCH, _cases, _judge),
+              "H <= sqrt(d) heads, attention first)", Evidence.SEARCH, _cases, _judge,
+              reads_outcomes=("thm2.final", *(check for _, check, _ in FLOORS))),
     ),
     exhibits=(
         Exhibit("contrast.separation", "The plans side by side",
