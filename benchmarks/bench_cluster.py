@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from verify.report import tables as report
+from verify import report
 from verify.run import executors, memo, runner  # noqa: E402
 from verify.checks import Profile  # noqa: E402
 from verify.constants import load, values  # noqa: E402

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.report import tables as report
+from verify import report
 from verify.run import executors, memo, runner
 from verify.checks import Case, Check, Evidence, Outcome, Profile
 from verify.cli import main

@@ -4,7 +4,7 @@ from verify.checks import (Calibration, Case, Check, Discrepancy, Evidence, EVID
                            Outcome, Profile, Result, legend)
 from verify.constants import load
 from verify.engine.estimate import ErrorKind, Estimate
-from verify.report.tables import exit_code, markdown
+from verify.report import exit_code, markdown
 from verify.results.common import difference_outcome, ratio_outcome
 from verify.run.runner import CheckReport
 
@@ -62,7 +62,7 @@ def test_headline_counts_held_out_cases_only():
     rep = report([out("d=3", True), out("d=4", True), out("d=10", True)], calibration=cal)
     assert len(rep.passed) == 1 and rep.in_sample_passed == (2, 2)
     text = markdown([rep], [rep.result], load(), Profile.QUICK)
-    assert "| 1 (in-sample 2/2) |" in text and "| `x.c` | `x.C` | d in {3, 4} | 2/2 | 1/1 |" in text
+    assert "| 1/1 held-out, +2/2 in-sample |" in text and "| `x.c` | `x.C` | d in {3, 4} | 2/2 | 1/1 |" in text
 
 
 def test_two_constants_measured_on_one_check_each_show_their_cases():
@@ -88,7 +88,7 @@ def test_outcome_helpers_name_the_kind_of_error():
 
 
 def test_ledger_counts_held_out_cases_and_sets_exhibits_apart():
-    from verify.report.tables import ledger, ledger_text
+    from verify.report import ledger, ledger_text
 
     cal = Calibration("x.C", ("x.c",), "d <= 4", lambda p: p["d"] <= 4)
     rep = report([out("d=3", True), out("d=4", None, Evidence.EXHIBIT), out("d=10", True)],
@@ -103,12 +103,12 @@ def test_ledger_counts_held_out_cases_and_sets_exhibits_apart():
 def test_a_check_with_no_held_out_case_is_in_sample_only():
     """Every counted case in the calibration set: not a pass (none counted), not a failure of
     the run; a failing in-sample case still fails it (issue 26, item 4)."""
-    from verify.report.tables import ledger, overall, passed_text, rows
+    from verify.report.rows import ledger, overall, passed_text, rows
 
     cal = Calibration("x.C", ("x.c",), "d <= 4", lambda p: p["d"] <= 4)
     rep = report([out("d=3", True), out("d=4", True)], calibration=cal)
     assert rep.status == "in-sample only" and rep.passed == [] and exit_code([rep]) == 0
-    assert passed_text(rows([rep])[0]) == "0 (in-sample 2/2)"
+    assert passed_text(rows([rep])[0]) == "0/0 held-out, +2/2 in-sample"
     assert ledger([rep])["held_out_cases"] == 0 and "1 check in-sample only" in overall([rep])
     rep = report([out("d=3", True), out("d=4", False)], calibration=cal)
     assert rep.status == "FAIL" and exit_code([rep]) == 1
@@ -117,7 +117,7 @@ def test_a_check_with_no_held_out_case_is_in_sample_only():
 
 
 def test_a_configuration_check_fails_the_run_but_never_counts_as_a_pass():
-    from verify.report.tables import ledger, passed_text, rows
+    from verify.report.rows import ledger, passed_text, rows
 
     rep = report([out("d=3", True, Evidence.CONFIGURATION)])
     assert rep.status == "configuration ok" and rep.passed == [] and exit_code([rep]) == 0

@@ -66,10 +66,16 @@ def test_resume_reads_records_and_drops_a_cut_last_line(tmp_path):
 def test_other_settings_or_garbage_are_refused(tmp_path):
     path = tmp_path / "j.jsonl"
     Journal(path, KEY)
-    with pytest.raises(JournalError, match="another profile"):
+    with pytest.raises(JournalError, match="another run \\(profile quick, not full\\)"):
         Journal(path, run_key("full", {"prop3.c2": "1/10"}, {}))
-    with pytest.raises(JournalError, match="another profile"):
+    with pytest.raises(JournalError, match="another run \\(constants prop3.c2 = 1/10\\)"):
         Journal(path, run_key("quick", {"prop3.c2": "1/5"}, {}))
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(JournalError, match="garbage.jsonl is not a verify journal"):
+        Journal(garbage, KEY)
+    with pytest.raises(JournalError, match="is a directory"):
+        Journal(tmp_path, KEY)
     other = tmp_path / "notes.txt"
     other.write_text("hello\n")
     with pytest.raises(JournalError, match="not a verify journal"):
@@ -100,7 +106,7 @@ def test_cli_refuses_a_journal_of_another_run(capsys, tmp_path):
     Journal(journal, run_key("full", {}, {}))
     code = main(["check", "prop3.uniform", "--profile", "quick", "--journal", str(journal)])
     err = capsys.readouterr().err
-    assert code == 2 and "another profile" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and "another run (profile full, not quick" in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_change_to_the_computing_code_invalidates_the_journal(tmp_path):

@@ -40,3 +40,41 @@ def test_the_order_of_starting_does_not_change_the_outcomes(monkeypatch):
     first = outcomes()
     monkeypatch.setattr(runner, "longest_first", lambda tasks, seconds: list(reversed(tasks)))
     assert outcomes() == first
+
+
+def test_a_check_that_reads_others_runs_after_them_and_hits_the_store(tmp_path, monkeypatch):
+    """The contrast reads the floors' outcomes: whatever the cost table says (here the reader is
+    the longest task, so longest-first would start it first), it runs in a later wave and takes
+    the floor from the outcome store: the floor is judged once (issue 31.9)."""
+    from verify.checks import Case, Check, Evidence, Outcome, Result
+    from verify.run import memo
+
+    calls: list[str] = []
+
+    def judge_floor(case, constants):
+        calls.append("floor")
+        return Outcome(case.label, True, 2.0, Evidence.SEARCH, "", values={"floor": 0.25})
+
+    floor = Check("x.floor", "step", "claim", Evidence.SEARCH, lambda *a: [Case("d=9", {"d": 9})], judge_floor)
+
+    def read_floor(case, constants):
+        calls.append("reader")
+        known = memo.judge(floor, Case("d=9", {"d": 9}), constants)
+        return Outcome(case.label, True, 1.0, Evidence.SEARCH, f"floor {known.values['floor']}")
+
+    reader = Check("y.reads", "step", "claim", Evidence.SEARCH, lambda *a: [Case("d=9, eps=0.1", {"d": 9})],
+                   read_floor, reads_outcomes=("x.floor",))
+    fake = {"x": Result("x", "X", "s", "h", (), checks=(floor,)),
+            "y": Result("y", "Y", "s", "h", (), checks=(reader,))}
+    monkeypatch.setattr(runner, "case_seconds", lambda profile: {"y.reads": 100.0, "x.floor": 1.0})
+    reports = runner.run([fake["y"], fake["x"]], values(load()), Profile.QUICK, workers=1,
+                         resolve=fake.__getitem__, store=memo.OutcomeStore(tmp_path, code="abc"))
+    assert calls == ["floor", "reader"]  # the floor was judged first, once; the reader hit the store
+    assert {r.check.id: r.outcomes[0].detail for r in reports}["y.reads"] == "floor 0.25"
+    tasks = [("y", [("y.reads", None)], {}), ("x", [("x.floor", None)], {})]
+    assert [[t[0] for t in wave] for wave in runner.stages(tasks, {"y.reads": reader, "x.floor": floor})] == [["x"], ["y"]]
+
+
+def test_the_contrast_declares_what_it_reads():
+    (contrast,) = [c for r in REGISTRY for c in r.checks if c.id == "contrast.separation"]
+    assert {"thm2.final", "prop2.floor", "prop3.floor", "prop4.floor", "thm1.floor"} == set(contrast.reads_outcomes)

@@ -117,6 +117,8 @@ class Check:
     judge: Callable[[Case, Constants], Outcome]
     reconstructed: bool = False  # claim or constants are a reconstruction (see proofs/)
     reach: Reach | None = None  # None: the whole range for symbolic evidence, points otherwise
+    scope: str = ""  # the part of the result's statement it tests ("" the whole; "at alpha = 0")
+    reads_outcomes: tuple[str, ...] = ()  # checks whose outcomes its judge reads: run after them
 
     @property
     def covers(self) -> Reach:
@@ -170,6 +172,7 @@ class Result:
     hypotheses: str
     constants: tuple[str, ...]
     checks: tuple[Check, ...] = ()
+    short: str = ""  # the statement in about a dozen plain words (the report's summary row)
     document: str = ""
     notes: str = ""
     discrepancies: Mapping[str, Discrepancy] = field(default_factory=dict)  # by check id

@@ -9,12 +9,10 @@ import json
 from pathlib import Path
 from typing import Callable, Sequence
 
-from rich.console import Console
-from rich.table import Table
-
 from .. import constants as constants_mod
-from ..results import select
 from ..checks import Evidence
+from . import args as cli_args
+from .run import console, load_constants
 
 
 def certified_ids(ids: Sequence[str] | None) -> list[str]:
@@ -23,6 +21,8 @@ def certified_ids(ids: Sequence[str] | None) -> list[str]:
     from ..engine.certified import require_flint
 
     require_flint()
+    from ..results import select
+
     try:
         chosen = select(ids)
     except KeyError as exc:
@@ -34,61 +34,31 @@ def certified_ids(ids: Sequence[str] | None) -> list[str]:
     return out
 
 
-def cmd_eval(args: argparse.Namespace, console: Console) -> int:
-    """Loss and gradient as Arb balls (midpoint +- radius, both printed as decimal strings)."""
-    from ..engine.certified import require_flint
-
-    require_flint()
-    from ..engine.certified.balls import bits_for, precision
-    from ..engine.certified.symmetric import ball_evaluate, ball_state
-
-    bits = bits_for(args.dps)
-    with precision(bits):
-        from flint import arb
-
-        gap = arb(args.alpha_s) - arb(args.alpha_j)
-        bs, bj = arb(args.beta_s), arb(args.beta_j)
-    balls = ball_evaluate(ball_state(args.d, gap, bits), bs, bj)
-    with precision(bits + 64):
-        out = {}
-        for key, ball in balls.items():
-            mid = ball.mid().str(args.dps, radius=False)
-            # the printed midpoint is rounded: its distance to the ball's centre joins the
-            # radius, and the radius is printed rounded up (x 1.01 before 3 digits)
-            rad = (ball.rad() + abs(ball.mid() - arb(mid))) * arb("1.01")
-            out[key] = {"mid": mid, "rad": rad.upper().str(3, radius=False)}
-    if args.json:
-        print(json.dumps({"d": args.d, "dps": args.dps, "evidence": "certified", **out}))
-        return 0
-    table = Table(title=f"Population loss and gradient, d = {args.d}: Arb enclosures ({bits} bits)")
-    table.add_column("quantity")
-    table.add_column("midpoint", justify="right", overflow="fold")
-    table.add_column("radius (rigorous)", justify="right")
-    for key, ball in out.items():
-        table.add_row(key, ball["mid"], ball["rad"])
-    console.print(table)
-    return 0
-
-
-def cmd_certify(args: argparse.Namespace, console: Console, load_constants: Callable) -> int:
+def cmd_certify(args: argparse.Namespace) -> int:
     """Branch and bound over a box of (d, eps); writes a certificate (certified evidence)."""
     from ..engine.certified import require_flint
 
+    cli_args.check_outputs(args, ("output",))
+    if args.output is None:
+        raise cli_args.UsageError("certify needs --output FILE (the certificate)")
     require_flint()
     from ..certify import boxes, certificate
+    from ..certify.claims import D_MIN
 
     if not (args.d[0] < args.d[1] and 0 < args.eps[0] < args.eps[1] < 1):
         raise ValueError("need --d LO HI with LO < HI and --eps LO HI with 0 < LO < HI < 1")
+    if args.d[0] < D_MIN[args.group]:
+        raise ValueError(f"{args.group} is claimed for d >= {D_MIN[args.group]}: --d starts at {args.d[0]:g}")
     consts = constants_mod.values(load_constants(args))
     run = boxes.branch_and_bound(args.group, boxes.log_box(*args.d, *args.eps), consts,
                                  args.bits, args.max_depth, args.seconds)
-    certificate.write(run, consts, Path(args.out))
-    verdict = {True: "CERTIFIED", False: "FAILS (counterexample region)", None: "undecided"}[run.status]
-    console.print(f"{args.group}: {verdict}: {run.summary()}; certificate {args.out}", soft_wrap=True)
+    certificate.write(run, consts, Path(args.output))
+    verdict = {True: "CERTIFIED", False: "FAILS (a box fails at a witness point)", None: "undecided"}[run.status]
+    console().print(f"{args.group}: {verdict}: {run.summary()}; certificate {args.output}", soft_wrap=True)
     return 0 if run.status else 1
 
 
-def cmd_recheck(args: argparse.Namespace, console: Console) -> int:
+def cmd_recheck(args: argparse.Namespace) -> int:
     """Re-verify a certificate leaf by leaf and check that its leaves tile the box."""
     from ..engine.certified import require_flint
 
@@ -97,34 +67,39 @@ def cmd_recheck(args: argparse.Namespace, console: Console) -> int:
 
     try:
         data = json.loads(Path(args.certificate).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"cannot read certificate {args.certificate}: {exc}") from None
+    if not isinstance(data, dict) or not str(data.get("format", "")).startswith("verify-certificate/"):
+        raise ValueError(f"{args.certificate} is not a verify certificate (no \"format\": "
+                         "\"verify-certificate/N\")")
     result = recheck(data, args.workers)
+    out = console()
     for problem in result.problems:
-        console.print(f"REJECTED: {problem}", soft_wrap=True)
+        out.print(f"REJECTED: {problem}", soft_wrap=True)
     if result.ok:
-        console.print(f"certificate holds: {result.leaves} leaves re-verified, the box is covered")
+        out.print(f"certificate holds: {result.leaves} leaves re-verified, the box is covered")
     return 0 if result.ok else 1
 
 
-def add_parsers(sub, command: Callable, load: Callable) -> None:
-    """Register certify and recheck; ``command(sub, name, purpose, example)`` makes a subcommand
-    and ``load(args)`` reads the constants the flags name."""
+def add_parsers(sub, command: Callable) -> None:
+    """Register certify and recheck; ``command(sub, name, purpose, example)`` makes a subcommand."""
     ce = command(sub, "certify", "certify a claim group (prop1, thm2, cor1) over a box of (d, eps) "
                  "by branch and bound, writing a certificate",
-                 "verify certify prop1 --d 2 10 --eps 0.1 0.5 --out prop1.cert.json")
-    ce.add_argument("group", choices=["prop1", "thm2", "cor1"])
-    ce.add_argument("--d", type=float, nargs=2, metavar=("LO", "HI"), required=True)
-    ce.add_argument("--eps", type=float, nargs=2, metavar=("LO", "HI"), required=True)
-    ce.add_argument("--bits", type=int, default=96, help="Arb precision in bits (default 96)")
-    ce.add_argument("--max-depth", type=int, default=24)
-    ce.add_argument("--seconds", type=float, help="stop splitting after this long (rest undecided)")
-    ce.add_argument("--out", required=True, metavar="FILE", help="certificate (JSON)")
-    ce.add_argument("--constants", metavar="FILE")
-    ce.add_argument("--set", action="append", metavar="KEY=VALUE")
-    ce.set_defaults(handler=lambda args, console: cmd_certify(args, console, load))
+                 "verify certify prop1 --d 2 10 --eps 0.1 0.5 --output prop1.cert.json")
+    ce.add_argument("group", choices=["prop1", "thm2", "cor1"], help="the claims to certify")
+    ce.add_argument("--d", type=float, nargs=2, metavar=("LO", "HI"), required=True,
+                    help="the range of d (real; prop1 from 2, thm2 and cor1 from 3)")
+    ce.add_argument("--eps", type=float, nargs=2, metavar=("LO", "HI"), required=True,
+                    help="the range of eps, inside (0, 1)")
+    ce.add_argument("--bits", type=cli_args.positive, default=96, help="Arb precision in bits (default 96)")
+    ce.add_argument("--max-depth", type=cli_args.positive, default=24,
+                    help="deepest split before a box is reported undecided (default 24)")
+    ce.add_argument("--seconds", type=float, help="stop splitting after this long (the rest undecided)")
+    cli_args.add_output(ce, "the certificate (JSON)", old=("--out",), metavar="FILE")
+    cli_args.add_constants(ce)
+    ce.set_defaults(handler=cmd_certify)
     rc = command(sub, "recheck", "re-verify a certificate written by 'verify certify', leaf by leaf, "
                  "and check that its leaves cover the box", "verify recheck prop1.cert.json")
-    rc.add_argument("certificate")
-    rc.add_argument("--workers", type=int, default=1)
+    rc.add_argument("certificate", help="the certificate (JSON)")
+    rc.add_argument("--workers", type=cli_args.positive, default=1, help="processes for the leaves")
     rc.set_defaults(handler=cmd_recheck)

@@ -440,7 +440,8 @@ CHECKS = (
           "C = C(c) = cor1.C max(1, c) (exact binomial test, power >= 0.9 to reject a failure "
           "probability 3 x 3d^-c, or 3d^-c + 0.05 if smaller, and to pass at 1 - 3d^-c; where R "
           "would exceed cor1.max_repetitions the row states the weaker claim it tests)",
-          Evidence.STATISTICAL, _sample_cases, _judge_samples, reconstructed=True),
+          Evidence.STATISTICAL, _sample_cases, _judge_samples, reconstructed=True,
+          scope="finite samples"),
     Check("cor1.sample_C", "Corollary 1 (finite samples, constant)",
           "exhibit: smallest C (eta2, N1, N3 together) with success fraction >= 1 - 3d^-c "
           "(the measurement cor1.C is calibrated on)", Evidence.EXHIBIT, _scan_cases, _judge_scan,
@@ -449,7 +450,7 @@ CHECKS = (
           "success probability against N1/(d ln d) and N3 eps/ln d; where the size meets "
           "C (factor >= C(c) = cor1.C max(1, c)) the exact test of cor1.samples, below it an "
           "exhibit row",
-          Evidence.STATISTICAL, _sweep_cases, _judge_sweep, reconstructed=True),
+          Evidence.STATISTICAL, _sweep_cases, _judge_sweep, reconstructed=True, scope="finite samples"),
 )
 
 EXHIBITS = (

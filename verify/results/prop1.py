@@ -248,6 +248,7 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="prop1",
     name="Proposition 1",
+    short="An attention gap >= ln(4d/eps^2) with beta = 2e_s gives risk <= eps",
     statement="beta = 2e_s, alpha_s - max_j alpha_j >= ln(4d/eps^2) gives L_s <= eps",
     hypotheses="d >= 2, eps in (0, 1)",
     constants=("prop1.attention_constant",),
@@ -260,7 +261,7 @@ RESULT = Result(
               Evidence.NUMERIC, _cases, _judge_bound),
         Check("prop1.general", "Proposition 1 (any alpha)",
               "L_s(alpha, 2 e_s) <= eps for non-symmetric alpha with alpha_s - max_j alpha_j = ln(4d/eps^2)",
-              Evidence.NUMERIC, _general_cases, _judge_general),
+              Evidence.NUMERIC, _general_cases, _judge_general, scope="for non-symmetric alpha at the exact gap"),
         Check("prop1.long_words", "A.2 step 1", "P(|w| > 2d/eps) < e^(-2/eps)",
               Evidence.SYMBOLIC, _symbolic_cases, _judge_long_words),
         Check("prop1.long_contribution", "A.2 step 2", "2 e^(-2/eps) < eps/2",

@@ -372,6 +372,7 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="thm2",
     name="Theorem 2",
+    short="Output step, attention step, output training: risk <= eps for every target",
     statement="the three-phase plan reaches L_s(alpha', beta'') <= eps for every s",
     hypotheses="d >= 3, eps in (0,1); eta1 <= sqrt(d), eta2 = C d^2/eta1 ln(d/eps), eta3 = 1, T >= 4d ln(16d/eps) (step sizes reconstructed)",
     constants=("thm2.C", "thm2.eta1_scale", "thm2.T_factor"),

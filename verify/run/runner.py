@@ -192,6 +192,27 @@ def longest_first(tasks: list, seconds: Mapping[str, float]) -> list:
     return sorted(tasks, key=lambda task: -sum(seconds.get(cid, 0.0) for cid, _ in task[1]))
 
 
+def stages(tasks: list, checks: Mapping[str, Check]) -> list[list]:
+    """The tasks in waves: a task whose checks read the outcomes of checks that other tasks of
+    this run judge (``Check.reads_outcomes``: the contrast reads the floors) waits for the waves
+    before it, so that it finds them in the outcome store instead of judging them again; inside a
+    wave the order (longest first) is kept."""
+    in_task = [{cid for cid, _ in items} for _, items, _ in tasks]
+    judged = set().union(*in_task) if in_task else set()
+    level: list[int] = [0] * len(tasks)
+    for _ in range(len(tasks)):  # relax: a reader's level is above its sources' levels
+        changed = False
+        for i, ids in enumerate(in_task):
+            needs = {r for cid in ids for r in checks[cid].reads_outcomes if cid in checks} & judged
+            sources = [level[j] for j, other in enumerate(in_task) if j != i and other & needs]
+            want = 1 + max(sources) if sources else 0
+            if want > level[i]:
+                level[i], changed = want, True
+        if not changed:
+            break
+    return [[t for t, lv in zip(tasks, level) if lv == k] for k in range(max(level, default=-1) + 1)]
+
+
 def run(results: Iterable[Result], constants: Constants, profile: Profile,
         options: Mapping[str, object] | None = None, workers: int = 1,
         check_ids: Sequence[str] | None = None,
@@ -235,19 +256,21 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
     if progress:
         progress(0, total)
     executor = executor or executors.choose(workers)
-    stream = executor.completed(partial(memo.serving, store, partial(_run_group, resolve)), tasks)
-    try:
-        for finished in stream:
-            for check_id, label, outcome, timing in finished:
-                if journal:
-                    journal.record(check_id, label, outcome, timing)
-                reports[check_id].outcomes.append(outcome)
-                reports[check_id].add_time(timing)
-            done += len(finished)
-            if progress:
-                progress(done, total)
-    finally:
-        getattr(stream, "close", lambda: None)()  # cancels the unfinished tasks
+    job = partial(memo.serving, store, partial(_run_group, resolve))
+    for stage in stages(tasks, {c.id: c for rep in reports.values() for c in (rep.check,)}):
+        stream = executor.completed(job, stage)
+        try:
+            for finished in stream:
+                for check_id, label, outcome, timing in finished:
+                    if journal:
+                        journal.record(check_id, label, outcome, timing)
+                    reports[check_id].outcomes.append(outcome)
+                    reports[check_id].add_time(timing)
+                done += len(finished)
+                if progress:
+                    progress(done, total)
+        finally:
+            getattr(stream, "close", lambda: None)()  # cancels the unfinished tasks
     for check_id, rep in reports.items():
         rep.outcomes.sort(key=lambda o: order[(check_id, o.case)])
     return list(reports.values())
