@@ -173,8 +173,7 @@ def overall(reports: Sequence[CheckReport]) -> str:
     text = "every check passes (exhibits, vacuous cases and documented discrepancies aside)"
     only = sum(1 for r in reports if r.status == "in-sample only")
     if only:
-        text += (f"; {only} check{'s' if only > 1 else ''} in-sample only (no held-out case: "
-                 "not counted as passes)")
+        text += f"; {only} check{'s' if only > 1 else ''} in-sample only (not counted)"
     return text
 
 
