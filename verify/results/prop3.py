@@ -32,7 +32,8 @@ from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Pro
 from ..engine import general
 from ..engine.precision import working
 from ..search import SearchResult, argmax, multistart
-from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome, single_case
+from .common import (ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome,
+                     reference_of, single_case)
 
 DPS = 20
 CERT_BITS = 64  # Arb precision of the certified floor
@@ -204,6 +205,7 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"family: {fams}")
     return lower_outcome(case, value, lower, upper, c2, Evidence.SEARCH, detail,
                          values={"floor": float(value), "evaluations": res.effort["evaluations"],
+                                 "floor_error": float(max(value - lower, upper - value)),
                                  "alpha": [float(a) for a in res.x], "s": s})
 
 
@@ -223,7 +225,8 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     detail = (f"inf_beta L_s(alpha, beta) at s={s}, alpha-max(alpha)="
               f"{fmt_vector(alpha, limit=12, relative=True)} (prop3.floor's worst point; Arb, "
               f"{CERT_BITS} bits)")
-    return ball_outcome(case, ball, constants["prop3.c2"], detail)
+    return ball_outcome(case, ball, constants["prop3.c2"], detail,
+                        reference=reference_of(found, "floor", "floor_error"))
 
 
 def _cube_cases(grid: Mapping) -> Callable:
@@ -288,9 +291,17 @@ def uniform_floor_exact(d: int) -> mpmath.mpf:
     return _closed_form_function()(mpmath.mpf(d))
 
 
+def c2_calibrated(params: Mapping[str, object]) -> bool:
+    """The cases prop3.c2 was set from: d = 3 (the floor at alpha = 0 there, 1/2 - 1/(4 ln 2),
+    is the smallest any search found), and the statement for every d >= 3 (params without d),
+    whose bound is that same d = 3 value."""
+    return params.get("d", 3) == 3
+
+
 RESULT = Result(
     id="prop3",
     name="Proposition 3",
+    short="Attention fixed, output trained alone: some target keeps risk >= c2",
     statement="for every fixed attention alpha some s has inf_beta L_s(alpha, beta) >= c2",
     hypotheses="d >= 3 (d = 2 is learnable by the output alone); constant c2 lost, measured here",
     constants=("prop3.c2",),
@@ -298,11 +309,11 @@ RESULT = Result(
     checks=(
         Check("prop3.uniform", "Proposition 3 (alpha = 0)",
               "max_s inf_beta L_s(0, beta) >= c2 (values at the profile's d, up to 10^5 by default)",
-              Evidence.NUMERIC, _uniform_cases, _judge_uniform, reconstructed=True),
+              Evidence.NUMERIC, _uniform_cases, _judge_uniform, reconstructed=True, scope="at alpha = 0"),
         Check("prop3.uniform_symbolic", "Proposition 3 (alpha = 0, all d)",
               "max_s inf_beta L_s(0, beta) = 1/2 - (d-2)/(2(d-1) ln(d-1)) >= 1/2 - 1/(4 ln 2) >= c2 "
               "for every d >= 3", Evidence.SYMBOLIC,
-              single_case("all d >= 3"), _judge_uniform_symbolic, reconstructed=True),
+              single_case("all d >= 3"), _judge_uniform_symbolic, reconstructed=True, scope="at alpha = 0"),
         Check("prop3.floor", "Proposition 3",
               "min over searched alpha of max_s inf_beta L_s(alpha, beta) >= c2",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
@@ -319,7 +330,10 @@ RESULT = Result(
               Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
     ),
     calibrations=(
-        Calibration("prop3.c2", ("prop3.floor", "prop3.certified_floor"), "d = 3, where the smallest floor (0.13933) was found and c2 = 1/10 set from it",
-                    lambda params: params.get("d") == 3),
+        Calibration("prop3.c2", ("prop3.uniform", "prop3.uniform_symbolic", "prop3.floor",
+                                 "prop3.certified_floor"),
+                    "d = 3, where the smallest floor (0.13933 = 1/2 - 1/(4 ln 2), alpha = 0) was "
+                    "found and c2 = 1/10 set from it; the statement over every d >= 3 rests on "
+                    "that value", c2_calibrated),
     ),
 )
