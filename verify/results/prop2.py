@@ -22,7 +22,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Reach, Result
 from ..engine.precision import to_mpf
 from ..search import SearchResult, adam, nelder_mead
 from .common import (ball_outcome, dedicated_outcome, floor_outcome, fmt_vector, reference_of,
@@ -339,7 +339,8 @@ RESULT = Result(
               "for every beta~ and alpha, L_s(alpha, beta~) >= c1 with s = argmin beta~: the cube "
               "of successive ratios (and s's position) tiled by boxes, the minimum over beta~ by "
               "weak duality in Arb (d = 3)", Evidence.CERTIFIED, _cone_cases,
-              _judge_all_parameters, reconstructed=True),
+              _judge_all_parameters, reconstructed=True, reach=Reach.RANGE,
+              scope="every beta~ and alpha"),
         # was prop2.certified_floor (renamed: the value at one alpha bounds inf_alpha from above)
         Check("prop2.certified_value", "Proposition 2 (at the found point)",
               "L_s(alpha, beta~) >= c1 at the one beta~, alpha, s prop2.floor found (Arb ball: the "

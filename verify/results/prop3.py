@@ -28,7 +28,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Reach, Result
 from ..engine import general
 from ..engine.precision import working
 from ..search import SearchResult, argmax, multistart
@@ -320,11 +320,13 @@ RESULT = Result(
         Check("prop3.all_attention", "Proposition 3 (every attention, certified)",
               "for every alpha in R^d some s has inf_beta L_s(alpha, beta) >= c2: the cube of "
               "successive ratios tiled by boxes proved by Arb enclosures (d = 3, 4)",
-              Evidence.CERTIFIED, _cube_cases(CUBE_D), _judge_all_attention, reconstructed=True),
+              Evidence.CERTIFIED, _cube_cases(CUBE_D), _judge_all_attention, reconstructed=True,
+              reach=Reach.RANGE, scope="every alpha"),
         Check("prop3.sharp", "Proposition 3's best constant (certified)",
               "min over alpha of max_s inf_beta L_s(alpha, beta) = F(0) = 1/2 - (d-2)/(2(d-1) "
               "ln(d-1)), attained only at alpha = 0 (d = 3 by default, 4 in the full profile)",
-              Evidence.CERTIFIED, _cube_cases(SHARP_D), _judge_sharp, reconstructed=True),
+              Evidence.CERTIFIED, _cube_cases(SHARP_D), _judge_sharp, reconstructed=True,
+              reach=Reach.RANGE, scope="min over alpha = F(0), every alpha"),
         Check("prop3.certified_floor", "Proposition 3 (at the found point)",
               "inf_beta L_s(alpha, beta) >= c2 at the worst alpha and s prop3.floor found (Arb ball)",
               Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
