@@ -199,7 +199,7 @@ def test_sharp_corner_by_the_gradient_and_a_raised_bound_fails(monkeypatch):
 def test_prop2_dual_bound_is_below_the_cone_minimum():
     """At a point the dual bound (any lambda >= 0) is below the loss at every beta~ of the cone,
     and with the chosen multipliers it meets the cone's minimum (strong duality)."""
-    d, r, s = 3, (0.6, 0.3), 1
+    d, s = 3, 1
     bm = ratios.box_moments(d, ((0.6, 0.6), (0.3, 0.3)), [s])
     M = np.array([[float(bm.at_centre.second[i, j].mid()) for j in range(d)] for i in range(d)])
     m = np.array([float(x.mid()) for x in bm.at_centre.positive[s]])

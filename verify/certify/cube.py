@@ -321,9 +321,8 @@ def split(box: Box, axis: int) -> tuple[Box, Box]:
     """Halve side ``axis`` (the s-side at an integer: target positions are whole cells); the
     halves share the midpoint exactly."""
     lo, hi = box[axis]
-    mid = float(math.floor((lo + hi) / 2)) if axis == 0 and hi - lo > 1 and len(box) > 0 \
-        and lo == int(lo) and hi == int(hi) else (lo + hi) / 2
-    mid = mid if lo < mid < hi else (lo + hi) / 2
+    whole = hi - lo > 1 and lo == int(lo) and hi == int(hi)  # an s-side of several positions
+    mid = float(math.floor((lo + hi) / 2)) if whole else (lo + hi) / 2
     left = box[:axis] + ((lo, mid),) + box[axis + 1:]
     right = box[:axis] + ((mid, hi),) + box[axis + 1:]
     return left, right

@@ -31,13 +31,13 @@ A'^-(n-i)`` (sums of positive terms, no cancellation), the stratum's integrands 
 moments and ``m_s = E[gamma 1{y_s = +1}]`` the sum over h <= s of the stratum's mean minus (for
 h < s) its part without s.
 
-Quadrature (proofs/prop3.md, "Enclosures over a box"): [0, T1] in t by Gauss-Legendre on an
-ellipse inside the half-plane Re t > -delta (where |q z| < 1: the integrands are analytic there),
-[T1, T] in u = ln t by :func:`verify.engine.certified.gauss.gauss_1d` (strip |Im u| < pi/2), and
-[T, inf) by the proven bounds |f| <= K0 (1 + t) e^-t, |df/dr_k| <= K1(t) e^-t (:func:`tails`).
-Over a box the integrands run on :class:`verify.engine.certified.dual.Dual` numbers: the
-gradient over the whole box, which with the value at the centre gives the centred (mean-value)
-enclosure of every moment and of every floor built from them.
+Quadrature (proofs/prop3.md, "Enclosures over a box"): [0, T_FIRST] in t by Gauss-Legendre on
+an ellipse inside the half-plane Re t > -delta (where |q z| < 1: the integrands are analytic
+there), [T_FIRST, T] in v = ln(t/T_FIRST) by :func:`verify.engine.certified.gauss.gauss_1d`
+(strip |Im v| < pi/2), and [T, inf) by the proven envelope |f| <= K0 (1 + t) e^-t and its
+derivatives' (:func:`envelope`, :func:`tails`).  Over a box the integrands run on second-order
+jets (:class:`verify.engine.certified.jets.Jet`: gradient and Hessian over the whole box) and at
+its centre on first-order ones; the Taylor forms of :func:`box_moments` combine them.
 """
 from __future__ import annotations
 
@@ -48,12 +48,12 @@ from typing import Callable, Sequence
 from flint import acb, arb, arb_mat
 
 from .balls import precision
-from .jets import Jet, index
 from .gauss import boundary_bound, boundary_boxes, gauss_1d, legendre_rule, rule_constant
+from .jets import Jet, index
 
-T_FIRST = 0.5  # [0, T_FIRST] in t, then u = ln t up to the cut
+T_FIRST = 0.5  # [0, T_FIRST] in t, then v = ln(t/T_FIRST) up to the cut
 T_CUT = 40.0  # the tail [T_CUT, inf) is left to the proven bounds (values below 1e-15)
-U_PIECES = 5  # pieces of [ln T_FIRST, ln T_CUT] in u (each 0.88 long)
+U_PIECES = 5  # pieces of [0, ln(T_CUT/T_FIRST)] in v (each 0.88 long)
 B_CAP = 1.2  # semi-minor axis cap of the first piece's ellipses
 RHO_MAX = 8.0
 COVERS = (2, 8, 32)
@@ -116,7 +116,7 @@ def stratum_terms(st: Stratum, t, w: Sequence, consts: tuple) -> list:
     """The stratum's integrands (in t) at ``t``, every entry in :class:`Stratum`'s order.
 
     ``w``: the weights w_1..w_(n-1) (w_0 = 1 is implied), numbers of any type that supports
-    + - * / exp expm1 (arb, acb, :class:`~verify.engine.certified.dual.Dual`, float);
+    + - * / exp expm1 (arb, acb, :class:`~verify.engine.certified.jets.Jet`, float);
     ``consts = (p, q, 1/d, a0)`` with ``a0 = 1 - q n/d``."""
     p, q, inv_d, a0 = consts
     n = st.n
