@@ -71,20 +71,57 @@ def cmd_eval(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_certify(args: argparse.Namespace, console: Console, load_constants: Callable) -> int:
-    """Branch and bound over a box of (d, eps); writes a certificate (certified evidence)."""
+    """Branch and bound over a box of (d, eps) (and u, v for the groups over the whole
+    hypothesis range); writes a certificate (certified evidence).  The boxes of each generation
+    run on the executor the flags ask for; with --journal a stopped run resumes."""
     from .engine.certified import require_flint
 
     require_flint()
-    from .certify import boxes, certificate
+    import sys
+
+    from . import executors
+    from .certify import box_journal, boxes, certificate, statements
 
     if not (args.d[0] < args.d[1] and 0 < args.eps[0] < args.eps[1] < 1):
         raise ValueError("need --d LO HI with LO < HI and --eps LO HI with 0 < LO < HI < 1")
     consts = constants_mod.values(load_constants(args))
-    run = boxes.branch_and_bound(args.group, boxes.log_box(*args.d, *args.eps), consts,
-                                 args.bits, args.max_depth, args.seconds)
+    if len(statements.axes(args.group)) == 4:
+        u = tuple(args.u) if args.u else (0.0, float(consts["thm2.eta1_scale"]))
+        root = boxes.hypothesis_box(*args.d, *args.eps, u=u, v=tuple(args.v or (0.0, 1.0)))
+    elif args.u or args.v:
+        raise ValueError(f"--u and --v belong to the groups over four axes, not {args.group}")
+    else:
+        root = boxes.log_box(*args.d, *args.eps)
+    journal = None
+    if args.journal:
+        key = box_journal.run_key(args.group, statements.axes(args.group), root, consts,
+                                  args.bits, "centred", args.max_depth)
+        try:
+            journal = box_journal.BoxJournal(Path(args.journal), key)
+        except Exception as exc:  # JournalError: another run's journal
+            raise ValueError(str(exc)) from None
+    try:
+        pool = executors.choose(args.workers, args.scheduler, args.cluster)
+    except executors.ExecutorError as exc:
+        raise ValueError(str(exc)) from None
+
+    def progress(run) -> None:
+        if args.progress:
+            print(f"{run.judged} boxes judged, {len(run.leaves)} leaves "
+                  f"({sum(leaf.status == 'certified' for leaf in run.leaves)} certified), "
+                  f"{run.cpu_seconds:.0f} CPU-s, {run.seconds_so_far():.0f} s", file=sys.stderr,
+                  flush=True)
+
+    with pool:
+        run = boxes.branch_and_bound(args.group, root, consts, args.bits, args.max_depth,
+                                     args.seconds, args.max_boxes,
+                                     executor=None if args.workers == 1 and not
+                                     (args.cluster or args.scheduler) else pool,
+                                     journal=journal, progress=progress)
     certificate.write(run, consts, Path(args.out))
     verdict = {True: "CERTIFIED", False: "FAILS (counterexample region)", None: "undecided"}[run.status]
-    console.print(f"{args.group}: {verdict}: {run.summary()}; certificate {args.out}", soft_wrap=True)
+    console.print(f"{args.group}: {verdict}: {run.summary()}; {run.judged} boxes judged, "
+                  f"{run.cpu_seconds:.1f} CPU-s; certificate {args.out}", soft_wrap=True)
     return 0 if run.status else 1
 
 
@@ -100,6 +137,8 @@ def cmd_recheck(args: argparse.Namespace, console: Console) -> int:
     except (OSError, json.JSONDecodeError) as exc:
         raise ValueError(f"cannot read certificate {args.certificate}: {exc}") from None
     result = recheck(data, args.workers)
+    for note in result.notes:
+        console.print(f"note: {note}", soft_wrap=True)
     for problem in result.problems:
         console.print(f"REJECTED: {problem}", soft_wrap=True)
     if result.ok:
@@ -110,15 +149,29 @@ def cmd_recheck(args: argparse.Namespace, console: Console) -> int:
 def add_parsers(sub, command: Callable, load: Callable) -> None:
     """Register certify and recheck; ``command(sub, name, purpose, example)`` makes a subcommand
     and ``load(args)`` reads the constants the flags name."""
-    ce = command(sub, "certify", "certify a claim group (prop1, thm2, cor1) over a box of (d, eps) "
-                 "by branch and bound, writing a certificate",
+    ce = command(sub, "certify", "certify a claim group over a box by branch and bound, writing a "
+                 "certificate: prop1, thm2, cor1 over (d, eps); thm2-4d, cor1-4d over (d, eps, "
+                 "u = eta1/sqrt(d), v = eta2_min/eta2), every step size the statements allow",
                  "verify certify prop1 --d 2 10 --eps 0.1 0.5 --out prop1.cert.json")
-    ce.add_argument("group", choices=["prop1", "thm2", "cor1"])
+    ce.add_argument("group", choices=["prop1", "thm2", "cor1", "thm2-4d", "cor1-4d"])
     ce.add_argument("--d", type=float, nargs=2, metavar=("LO", "HI"), required=True)
     ce.add_argument("--eps", type=float, nargs=2, metavar=("LO", "HI"), required=True)
+    ce.add_argument("--u", type=float, nargs=2, metavar=("LO", "HI"),
+                    help="eta1/sqrt(d) (4-D groups; default 0 to thm2.eta1_scale, 0 the limit)")
+    ce.add_argument("--v", type=float, nargs=2, metavar=("LO", "HI"),
+                    help="eta2_min/eta2 (4-D groups; default 0 to 1, 0 the limit eta2 -> inf)")
     ce.add_argument("--bits", type=int, default=96, help="Arb precision in bits (default 96)")
     ce.add_argument("--max-depth", type=int, default=24)
     ce.add_argument("--seconds", type=float, help="stop splitting after this long (rest undecided)")
+    ce.add_argument("--max-boxes", type=int, help="stop after judging this many boxes (rest undecided)")
+    ce.add_argument("--workers", type=int, default=1,
+                    help="judge the boxes in this many processes (or Dask workers with --cluster)")
+    ce.add_argument("--cluster", metavar="local", help="run on a Dask LocalCluster of --workers")
+    ce.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS")
+    ce.add_argument("--journal", metavar="PATH",
+                    help="keep every judged box in PATH; a run stopped and started again with "
+                    "the same arguments resumes from it")
+    ce.add_argument("--progress", action="store_true", help="print progress lines on stderr")
     ce.add_argument("--out", required=True, metavar="FILE", help="certificate (JSON)")
     ce.add_argument("--constants", metavar="FILE")
     ce.add_argument("--set", action="append", metavar="KEY=VALUE")

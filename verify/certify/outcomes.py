@@ -74,17 +74,18 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
 
     p = case.params
     root = log_box(p["d_lo"], p["d_hi"], p["eps_lo"], p["eps_hi"])
-    start = seed_from(CERTIFICATES, group, root, constants, BITS, "centred", MAX_DEPTH,
-                      p["boxes"]) if CERTIFICATES.is_dir() else None
+    seeded = seed_from(CERTIFICATES, group, root, constants, BITS, "centred", MAX_DEPTH,
+                       p["boxes"]) if CERTIFICATES.is_dir() else None
     run = branch_and_bound(group, root, constants, BITS, MAX_DEPTH, max_boxes=p["boxes"],
-                           start=start)
+                           start=seeded.start if seeded else None)
     small = run.smallest_margin()
     margin = small[0] if small and run.status is not False else None
     if run.status is False:
         bad = min((lo for leaf in run.leaves if leaf.status == "failing"
                    for lo, _ in leaf.margins.values()), default=-math.inf)
         margin = bad
+    note = f"; {seeded.note}" if seeded and "fingerprint differs" in seeded.note else ""
     return Outcome(case.label, run.status, margin, Evidence.CERTIFIED,
                    ("COUNTEREXAMPLE region: " if run.status is False else "")
-                   + run.summary(timed=False), margin_kind="difference",
+                   + run.summary(timed=False) + note, margin_kind="difference",
                    values={"leaves": len(run.leaves), "deepest": run.deepest})

@@ -282,3 +282,34 @@ def gap_rate_closed_form() -> sp.Expr:
 def lambdify_gap_rate(namespace: dict | None = None) -> Callable[..., list]:
     """:func:`gap_rate_closed_form` as ``fn(d, eta1) -> [rate]`` (see :func:`_lambdify_in_d`)."""
     return _lambdify_in_d([gap_rate_closed_form()], namespace)
+
+
+@lru_cache(maxsize=None)
+def gap_rate_parts() -> tuple[sp.Expr, sp.Expr]:
+    """``(r0, r1)`` with :func:`gap_rate_closed_form` ``= r0 + eta1 r1`` (it is linear in eta1:
+    the Phase-2 gradient is a quadratic in eta1 without constant term, and the rate divides it
+    by eta1).  At ``eta1 = u sqrt(d)`` the rate is ``r0 + u sqrt(d) r1``, finite at ``u = 0``
+    (proofs/hypothesis-range.md)."""
+    rate = gap_rate_closed_form()
+    r1 = sp.cancel(sp.diff(rate, eta1))
+    r0 = sp.cancel(rate.subs(eta1, 0))
+    if r1.has(eta1) or sp.cancel(rate - r0 - eta1 * r1) != 0:
+        raise AssertionError("the gap rate is not linear in eta1")
+    return sp.factor(r0), sp.factor(r1)
+
+
+def lambdify_gap_rate_parts(namespace: dict | None = None) -> Callable[..., list]:
+    """:func:`gap_rate_parts` as ``fn(d, eta1) -> [r0, sqrt(d) r1]`` (eta1 unused; see
+    :func:`_lambdify_in_d`)."""
+    r0, r1 = gap_rate_parts()
+    return _lambdify_in_d([r0, sp.sqrt(d) * r1], namespace)
+
+
+def lambdify_phase1_rates(namespace: dict | None = None) -> Callable[..., list]:
+    """Phase 1 per unit step, ``fn(d, eta1) -> [beta'_s/eta1, beta'_j/eta1]`` (eta1 unused:
+    beta' = -eta1 grad_beta L(0, 0) is linear in eta1)."""
+    forms = three_phase_closed_forms()
+    rates = [sp.cancel(forms[key] / eta1) for key in ("beta1_s", "beta1_j")]
+    if any(r.has(eta1) for r in rates):
+        raise AssertionError("Phase 1 is not linear in eta1")
+    return _lambdify_in_d(rates, namespace)

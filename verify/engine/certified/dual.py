@@ -196,6 +196,51 @@ def dilog_q(x: Any) -> Any:
     return increasing(x, lambda y: ((y - 2) / (y - 1)).polylog(2))
 
 
+def _bump(k: int, lo: Any, hi: Any) -> Any:
+    """x^k e^(-x) over x in [lo, hi] (0 < lo <= hi, hi possibly +inf): it rises to its maximum
+    k^k e^(-k) at x = k and falls to 0 as x -> inf, so the range is the hull of its values at
+    the ends, and of the maximum when k lies between them."""
+    def at(x):
+        return arb(0) if not x.is_finite() else _ipow(x, k) * (-x).exp()
+
+    out = at(lo).union(at(hi))
+    return out.union(at(arb(k))) if lo <= k and (not hi.is_finite() or hi >= k) else out
+
+
+def saturating_exp(G: Any, v: Any) -> Any:
+    """``b = e^(-G/v)`` for ``G > 0``, ``v >= 0``, extended by 0 at ``v = 0`` (there ``b`` and
+    all its derivatives tend to 0: the extension is smooth).  ``G`` and ``v`` are duals with one
+    gradient layout, or balls.  With ``x = G/v`` in ``[G_lo/v_hi, G_hi/v_lo]`` (``+inf`` when
+    ``v_lo = 0``) the partials ``db/dG = -x e^(-x)/G`` and ``db/dv = x^2 e^(-x)/G`` are
+    enclosed through :func:`_bump`, bounded up to and including ``v = 0``, where the chain rule
+    through ``G/v`` would multiply 0 by an unbounded ball (proofs/hypothesis-range.md)."""
+    gv, vv = value(G), value(v)
+    if not (gv > 0 and vv.upper() >= 0):
+        raise ArithmeticError("saturating_exp needs G > 0 and v >= 0")
+    if vv == 0:  # the limit itself (a point): b = 0 and every partial 0
+        return Dual(arb(0), [0 * a for a in G.g]) if isinstance(G, Dual) else arb(0)
+    g_lo, g_hi = _ends(gv)
+    v_lo, v_hi = _ends(vv)
+    # v is defined on [0, inf): a ball of [0, v1] reaches below 0 only by its rounded radius
+    v_lo = v_lo if v_lo > 0 else arb(0)
+    x_lo = g_lo / v_hi
+    x_hi = g_hi / v_lo if v_lo > 0 else arb("inf")
+    b = (-x_lo).exp().union(arb(0) if not x_hi.is_finite() else (-x_hi).exp())
+    if not isinstance(G, Dual):
+        return b
+    inv = inverse(gv)
+    d_g, d_v = -mul(_bump(1, x_lo, x_hi), inv), mul(_bump(2, x_lo, x_hi), inv)
+    grad = [d_g * a + d_v * c for a, c in zip(G.g, v.g)]
+    if G.c is None:
+        return Dual(b, grad)
+    return Dual(b, grad, _point_saturating(G.c, v.c), G.dx)
+
+
+def _point_saturating(g: Any, v: Any) -> Any:
+    """e^(-g/v) at a point (0 for v = 0)."""
+    return arb(0) if v == 0 else (-g / v).exp()
+
+
 def tighten(plain: Any, centre: Any, g: tuple, dx: tuple) -> Any:
     """The mean-value enclosure ``centre + sum g_i dx_i`` intersected with ``plain`` (both
     enclose the function on the box; a non-finite one is dropped)."""
