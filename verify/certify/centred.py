@@ -292,16 +292,22 @@ def _centre(x):
     return x.c if isinstance(x, Dual) and x.c is not None else value(x)
 
 
+def discriminant(A: tuple, d, metric: bool = False):
+    """((a11 - a22)/2)^2 + a12 a21, whose square root separates A's eigenvalues; ``metric``:
+    ``a12 a21`` written ``a12^2/(d - 1)`` (the same number, as ``a21 = a12/(d - 1)``: ``W A = H``
+    is symmetric), so the enclosure is never below 0 but by rounding."""
+    cross = A[0][1] ** 2 / (d - 1) if metric else A[0][1] * A[1][0]
+    return ((A[0][0] - A[1][1]) / 2) ** 2 + cross
+
+
 def phase3_decay(A: tuple, e: tuple, d, T_low, metric: bool = False) -> tuple:
     """(eigenvalues (lambda_1 <= lambda_2), sqrt(disc), [c_i (1 - lambda_i)^(2 T_low)]) with
     ``L(T) - L* = sum_i c_i (1 - lambda_i)^(2T)`` (eta3 = 1): ``c_i = 1/2 lambda_i |P_i e|_W^2``,
     ``P_i = (A - lambda_j)/(lambda_i - lambda_j)``, ``W = diag(1, d - 1)``
     (proofs/monotonicity.md, per eigen-direction).  Real eigenvalues: A is W-self-adjoint.
-    ``metric``: the discriminant's ``a12 a21`` written ``a12^2/(d - 1)`` (the same number, as
-    ``a21 = a12/(d - 1)``: ``W A = H`` is symmetric), so its enclosure is never below 0."""
+    ``metric``: see :func:`discriminant`."""
     trace = A[0][0] + A[1][1]
-    cross = A[0][1] ** 2 / (d - 1) if metric else A[0][1] * A[1][0]
-    root = (((A[0][0] - A[1][1]) / 2) ** 2 + cross).sqrt()
+    root = discriminant(A, d, metric).sqrt()
     lam = (trace / 2 - root, trace / 2 + root)
     decay = []
     for i in range(2):

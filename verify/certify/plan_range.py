@@ -28,8 +28,8 @@ from ..engine.certified.dual import Dual, increasing, saturating_exp, value
 from ..engine.certified.symmetric import (arb_gap_rate_parts, arb_phase1_rates, arb_phases,
                                           ball_three_phase)
 from ..engine.expectations import weighted_setup
-from .centred import (Setups, evaluate_reduction, in_d_cells, phase3_decay, setup_centre_moments,
-                      setup_moments)
+from .centred import (Setups, discriminant, evaluate_reduction, in_d_cells, phase3_decay,
+                      setup_centre_moments, setup_moments)
 from .claims import constant_ball
 
 AXES = ("ln d", "ln eps", "u", "v")
@@ -40,13 +40,14 @@ CLAIMS = {
     "cor1-4d": ("cor1.population",),
 }
 D_MIN = 3
-# the whole hypothesis range's sides (ln(1e9/3), ln(0.99/1e-6), 1, 1): the split rule's scale
-# when a box has no gradient to go by
-SCALES = (19.6, 13.8, 1.0, 1.0)
+# the split rule's scale of each side when a box has no gradient to go by: plain widths (the gap
+# moves by C |r| ~ 2-4 per unit of ln d or ln eps, and by G ~ 1-100 per unit of v)
+SCALES = (1.0, 1.0, 1.0, 1.0)
 FINAL = {"thm2-4d": "thm2.final", "cor1-4d": "cor1.population"}
 # lower bounds only (every T >= T_low; L* <= L(alpha', 2 e_s)): below 0 they never make a box
 # failing by themselves (boxes.ONE_SIDED)
 ONE_SIDED = {"thm2.final", "cor1.population", "thm2.optimum"}
+DELTA = "thm2.delta"
 
 
 def steps_low(prefix: str, d, eps, constants):
@@ -58,10 +59,12 @@ def steps_low(prefix: str, d, eps, constants):
     return schedules.cor1_steps(eps, constant_ball(constants, "cor1.T_numerator"))
 
 
-def gap_at_v1(prefix: str, d, eps, u, constants):
+def gap_at_v1(prefix: str, d, eps, u, constants, conditions: list | None = None):
     """G = -C ln(d/eps) (r0 + u sqrt(d) r1): Phase 2's gap at eta2 = eta2_min (v = 1), the gap
     at v being G/v; cell-wise in d over a box (the closed forms cancel near d = 3)."""
     r0, r1 = in_d_cells(d, lambda x: arb_gap_rate_parts()(x, 0))
+    if conditions is not None:  # G decreases in u (section 6)
+        conditions.append(r1)
     C = constant_ball(constants, f"{prefix}.C")
     return -C * (d.log() - eps.log()) * (r0 + u * r1)  # schedules.phase2_gap, ln(d/eps) split
 
@@ -81,7 +84,7 @@ def pipeline(group: str, d, eps, u, v, constants, moments, conditions: list) -> 
     point); ``moments(d, b)`` gives the scaled moments J_r = nu_r/b^r; ``conditions`` collects
     what must be > 0 for the smooth formulas to be the claims' bounds."""
     prefix = PREFIX[group]
-    G = gap_at_v1(prefix, d, eps, u, constants)
+    G = gap_at_v1(prefix, d, eps, u, constants, conditions)
     conditions.append(G)
     b = saturating_exp(G, v)
     eta1 = u * d.sqrt()
@@ -96,8 +99,8 @@ def pipeline(group: str, d, eps, u, v, constants, moments, conditions: list) -> 
     det = A[0][0] * A[1][1] - A[0][1] * A[1][0]
     star = ((A[1][1] * c[0] - A[0][1] * c[1]) / det, (A[0][0] * c[1] - A[1][0] * c[0]) / det)
     e = (beta1[0] - star[0], beta1[1] - star[1])
-    lam, root, decay = phase3_decay(A, e, d, T_low, metric=True)
-    conditions += [root, lam[0], 2 - lam[1], (1 - lam[0]) ** 2, (1 - lam[1]) ** 2,
+    lam, _, decay = phase3_decay(A, e, d, T_low, metric=True)
+    conditions += [discriminant(A, d, metric=True), lam[0], 2 - lam[1], (1 - lam[0]) ** 2, (1 - lam[1]) ** 2,
                    2 - (lam[0] + lam[1]), det]
     loss_two = evaluate_reduction("nu", d, nu, 2, 0)[0]  # L(alpha', 2 e_s) >= L*
     final = 1 - (loss_two + decay[0] + decay[1]) / eps
@@ -151,42 +154,68 @@ def smear(m, widths: tuple) -> tuple:
                  for g, w in zip(m.g, widths))
 
 
+def _evaluate(group: str, box: tuple, constants, bits: int, plans: list, conditions: list):
+    """The pipeline on the box's centred duals (None: the centre is below d = 3)."""
+    X = [interval(box[2 * i], box[2 * i + 1]) for i in range(4)]
+    mid = [arb((box[2 * i] + box[2 * i + 1]) / 2) for i in range(4)]
+    dx = tuple(Xi - ci for Xi, ci in zip(X, mid))
+    zero, one = arb(0), arb(1)
+    d_ball, dc = increasing(X[0], arb.exp), mid[0].exp()
+    if not d_ball.lower() >= D_MIN:  # the claims start at d = 3: cut the box there
+        d_ball = arb(D_MIN).union(d_ball.upper())
+    if not dc.lower() >= D_MIN:
+        return None
+    eps_ball = increasing(X[1], arb.exp)
+    d = Dual(d_ball, (d_ball, zero, zero, zero), dc, dx)
+    eps = Dual(eps_ball, (zero, eps_ball, zero, zero), mid[1].exp(), dx)
+    u = Dual(X[2], (zero, zero, one, zero), mid[2], dx)
+    v = Dual(X[3], (zero, zero, zero, one), mid[3], dx)
+    _centre_check(group, d, eps, u, v, constants)
+    return pipeline(group, d, eps, u, v, constants,
+                    lambda dd, b: setup_moments(Setups(dd, back=b), bits, plans), conditions)
+
+
+def face(box: tuple) -> tuple:
+    """The box's face u = u_hi, v = v_hi: where the gap, and so the monotone margins, are
+    smallest (proofs/hypothesis-range.md, section 6)."""
+    return (*box[:4], box[5], box[5], box[7], box[7])
+
+
 def box_margins(group: str, box: tuple, constants, bits: int,
                 check_corners: bool = False) -> tuple[dict | None, dict]:
     """(every claim's margin ball over ``box`` or None when a smoothness condition is not
     proved, each claim's (or the failing condition's, key None) smear by side).
-    ``check_corners``: the margins at the 16 corners must lie in the enclosures (else
-    ArithmeticError: a wrong gradient or a dropped term shows there)."""
+
+    ``thm2.delta`` decreases with b (section 6), and b is largest on the face u = u_hi,
+    v = v_hi of the box (G > 0, r1 > 0 proved on it): when its enclosure over the box is not
+    above 0, the face's lower end, a lower bound over the whole box, replaces the box's when
+    larger (the upper end stays the box's own, an upper bound over the box), with the face's
+    smears.  ``check_corners``: the margins at the 16 corners must lie in the
+    enclosures (else ArithmeticError: a wrong gradient or a dropped term shows there)."""
     plans: list = []
     conditions: list = []
     widths = tuple(box[2 * i + 1] - box[2 * i] for i in range(4))
     with precision(bits):
-        X = [interval(box[2 * i], box[2 * i + 1]) for i in range(4)]
-        mid = [arb((box[2 * i] + box[2 * i + 1]) / 2) for i in range(4)]
-        dx = tuple(Xi - ci for Xi, ci in zip(X, mid))
-        zero, one = arb(0), arb(1)
-        d_ball, dc = increasing(X[0], arb.exp), mid[0].exp()
-        if not d_ball.lower() >= D_MIN:  # the claims start at d = 3: cut the box there
-            d_ball = arb(D_MIN).union(d_ball.upper())
-        if not dc.lower() >= D_MIN:
+        out = _evaluate(group, box, constants, bits, plans, conditions)
+        if out is None:
             return None, {}
-        eps_ball = increasing(X[1], arb.exp)
-        d = Dual(d_ball, (d_ball, zero, zero, zero), dc, dx)
-        eps = Dual(eps_ball, (zero, eps_ball, zero, zero), mid[1].exp(), dx)
-        u = Dual(X[2], (zero, zero, one, zero), mid[2], dx)
-        v = Dual(X[3], (zero, zero, zero, one), mid[3], dx)
-        _centre_check(group, d, eps, u, v, constants)
-        out = pipeline(group, d, eps, u, v, constants,
-                       lambda dd, b: setup_moments(Setups(dd, back=b), bits, plans), conditions)
         failing = [c for c in conditions if not value(c) > 0]
         if failing:
             return None, {None: smear(failing[0], widths)}
         margins = {claim: m.v for claim, m in out.items()}
+        smears = {claim: smear(m, widths) for claim, m in out.items()}
+        if DELTA in margins and not margins[DELTA].lower() > 0 and widths[2:] != (0, 0):
+            edge: list = []
+            low = _evaluate(group, face(box), constants, bits, [], edge)
+            if low is not None and all(value(c) > 0 for c in edge) \
+                    and low[DELTA].v.lower() > margins[DELTA].lower():
+                margins[DELTA] = arb(low[DELTA].v.lower()).union(margins[DELTA].upper())
+                smears[DELTA] = smear(low[DELTA], widths)
         for x in corners(box) if check_corners else ():
             for claim, m in _point(group, x, constants, bits, plans[0]).items():
                 if not m.overlaps(margins[claim]):
                     raise ArithmeticError(f"the enclosure of {claim} misses its value at a corner")
-        return margins, {claim: smear(m, widths) for claim, m in out.items()}
+        return margins, smears
 
 
 def exact_final_margin(group: str, x: tuple, constants, bits: int) -> arb | None:
