@@ -84,6 +84,7 @@ def _assert_enclosed(box_margins: dict, reference: dict, tol: float = 1e-20) -> 
             assert value <= hi + tol, (claim, value, hi)
 
 
+@pytest.mark.slow  # u: 15 s, v: 6 min (the enumeration at a gap of 5e6)
 @pytest.mark.parametrize("end", ["u", "v"])
 def test_the_limit_boxes_contain_the_enumerated_plan_at_1e_6(end):
     """The box [0, 2e-6] of u (resp. v) contains the limit u = 0 (v = 0) and the point 1e-6: the
@@ -119,7 +120,7 @@ def test_the_u_limit_agrees_with_the_mpmath_engine_at_1e_6():
 def test_the_v_limit_is_the_saturated_plan_of_the_note():
     """At v = 0 (a box [0, 1e-300]) the margins are the closed forms of section 3: A =
     diag(1/2, 1/(2(d-1))), beta* = (2, 0), c_1 = beta'_j^2/4, c_2 = (2 - beta'_s)^2/4."""
-    for d, eps, u in ((3.5, 0.3, 1.0), (50.0, 1e-3, 0.5), (1e6, 0.9, 1.0)):
+    for d, eps, u in ((3.5, 0.3, 1.0), (1e6, 0.9, 0.5)):
         box = _thin(d, eps, (u, u + 2.0 ** -40), (0.0, 1e-300))
         margins, _ = plan_range.box_margins("thm2-4d", box, CONSTANTS, BITS)
         bs, bj = 2 * u / math.sqrt(d), u * math.sqrt(d) * (d - 2) / (d * (d - 1))

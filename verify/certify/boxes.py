@@ -103,15 +103,21 @@ class Run:
     def summary(self, timed: bool = True) -> str:
         """One line: the box, leaves, deepest split (and the time when ``timed``: a report's
         bytes must not depend on the machine), the smallest margin and any box not certified."""
-        small = self.smallest_margin()
         d = f"d in [{math.exp(self.root[0]):.6g}, {math.exp(self.root[1]):.6g}]"
         e = f"eps in [{math.exp(self.root[2]):.3g}, {math.exp(self.root[3]):.3g}]"
         if len(self.root) == 8:
-            e += f", u in [{self.root[4]:.3g}, {self.root[5]:.3g}], v in [{self.root[6]:.3g}, {self.root[7]:.3g}]"
-        text = (f"{d}, {e}: {len(self.leaves)} leaves, deepest split {self.deepest}"
+            e += (f", u in [{self.root[4]:.3g}, {self.root[5]:.3g}], "
+                  f"v in [{self.root[6]:.3g}, {self.root[7]:.3g}]")
+        return f"{d}, {e}: {self.tally(timed)}"
+
+    def tally(self, timed: bool = False) -> str:
+        """:meth:`summary` without the root box."""
+        small = self.smallest_margin()
+        text = (f"{len(self.leaves)} leaves, deepest split {self.deepest}"
                 + (f", {self.seconds:.1f} s" if timed else ""))
         if small:
-            text += f"; smallest margin {small[0]:.3g} ({small[1]}) at {_fmt_box(small[2])}"
+            kind = ", relative" if len(self.root) == 8 else ""
+            text += f"; smallest margin {small[0]:.3g} ({small[1]}{kind}) at {_fmt_box(small[2])}"
         bad = [leaf for leaf in self.leaves if leaf.status != "certified"]
         if bad:
             what = "area (log units)" if len(self.root) == 4 else "volume (ln d, ln eps, u, v)"

@@ -42,24 +42,33 @@ def _g(x: float) -> str:
 
 
 def statement(group: str, root: tuple, constants: Mapping) -> str:
-    """The claim proved over ``root``, in words, exactly as the axes cover it."""
+    """The claim proved over ``root``, in words, exactly as the axes cover it (the constants'
+    values written in)."""
     r = ranges(group, root)
     d = f"every real d in [{_g(r['d'][0])}, {_g(r['d'][1])}]"
     eps = f"eps in [{_g(r['eps'][0])}, {_g(r['eps'][1])}]"
     if group == "prop1":
         return f"L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps for {d}, {eps}"
-    steps = ("every integer T >= T_factor d ln(16d/eps)" if group.startswith("thm2")
-             else "every integer T >= 72/eps (so T = ceil(72/eps))")
+    prefix = group.split("-")[0]
+    C = _q(constants.get(f"{prefix}.C"))
+    steps = (f"every integer T >= ceil({_q(constants.get('thm2.T_factor'))} d ln(16d/eps))"
+             if prefix == "thm2" else
+             f"T = ceil({_q(constants.get('cor1.T_numerator'))}/eps) (and every larger T)")
     what = ("L_s(alpha', beta'') <= eps and the A.7 steps (contraction <= 1 - 1/(8d), "
             "|beta' - beta*|^2 <= 16d, L(alpha', beta*) <= 2 delta, 2 delta <= eps/2)"
-            if group.startswith("thm2") else "L_s(alpha', beta'') <= eps (population gradients)")
+            if prefix == "thm2" else "L_s(alpha', beta'') <= eps (population gradients)")
     if len(axes(group)) == 2:
-        return (f"{what} for {d}, {eps}, at eta1 = eta1_scale sqrt(d) and "
-                f"eta2 = C d^2/eta1 ln(d/eps), eta3 = 1, {steps}")
+        return (f"{what} for {d}, {eps}, at eta1 = {_q(constants.get('thm2.eta1_scale'))} sqrt(d),"
+                f" eta2 = {C} d^2/eta1 ln(d/eps), eta3 = 1, {steps}")
     u = _interval(r["u"], "eta1/sqrt(d)")
     v = _interval(r["v"], "eta2_min/eta2")
-    return (f"{what} for {d}, {eps}, {u}, {v} (eta2_min = C d^2/eta1 ln(d/eps)), eta3 = 1, "
-            f"{steps}")
+    return (f"{what} for {d}, {eps}, {u}, {v} with eta2_min = {C} d^2/eta1 ln(d/eps), "
+            f"eta3 = 1, {steps}")
+
+
+def _q(x) -> str:
+    """A constant as written in constants.toml (a rational), or "C" when absent."""
+    return "C" if x is None else str(x)
 
 
 def _interval(bounds: list, name: str) -> str:

@@ -256,14 +256,16 @@ def _symbolic_cases(profile: Profile, constants: Constants, options: Mapping) ->
 def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
     from ..certify.outcomes import certified_cases
 
-    return certified_cases("thm2", profile, options)
+    return certified_cases("thm2-4d", profile, options)
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
-    """Every real (d, eps) of a box at once, by ball arithmetic (verify/certify)."""
+    """Every real (d, eps) of a box and every step size the hypotheses allow, at once, by ball
+    arithmetic over (ln d, ln eps, eta1/sqrt(d), eta2_min/eta2) (verify/certify,
+    proofs/hypothesis-range.md)."""
     from ..certify.outcomes import judge_certified
 
-    return judge_certified("thm2", case, constants)
+    return judge_certified("thm2-4d", case, constants)
 
 
 RESULT = Result(
@@ -275,7 +277,7 @@ RESULT = Result(
     document="proofs/thm2.md",
     checks=(
         Check("thm2.certified_box", "Theorem 2 and A.7 (certified)",
-              "L_s(alpha', beta'') <= eps and the A.7 steps (contraction, initial distance, optimum, delta) for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              "L_s(alpha', beta'') <= eps and the A.7 steps (contraction, initial distance, optimum, delta) for every real d, eps in the box, every 0 < eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, every integer T >= ceil(4d ln(16d/eps))", Evidence.CERTIFIED, _certified_cases, _judge_certified,
               reconstructed=True),  # the schedule's step sizes are reconstructed
         Check("thm2.hypotheses", "Theorem 2 (hypotheses)",
               "configured constants inside the hypotheses: eta1_scale <= 1 (eta1 <= sqrt(d)), "
