@@ -197,3 +197,25 @@ def test_the_whole_u_v_square_of_a_small_box_is_one_certified_leaf():
     run = boxes.branch_and_bound("cor1-4d", boxes.hypothesis_box(10, 11, 0.1, 0.12), CONSTANTS,
                                  BITS, 30, max_boxes=20)
     assert run.status is True and len(run.leaves) == 1 and run.certified_share() == 1.0
+
+
+def test_proposition_1_worst_case_is_proved_for_2e_s_and_not_for_3e_s():
+    """proofs/prop1.md step 9: with beta = 2 e_s every step is proved (SymPy, any d); with
+    beta = 3 e_s the positive-word loss 1/2 (1 - 3h)^2 falls for h < 1/3, and the step fails."""
+    from verify.engine.symbolic import background_worst_case
+
+    assert all(ok for _, ok in background_worst_case())
+    assert not background_worst_case(3, 0)[0][1]
+
+
+def test_proposition_1_box_claims_every_alpha_only_with_the_worst_case(monkeypatch):
+    from verify.certify import outcomes
+    from verify.engine import symbolic
+
+    case = outcomes.certified_cases("prop1", outcomes.Profile.QUICK, {})[0]
+    out = outcomes.judge_certified("prop1", case, CONSTANTS)
+    assert out.passed is True and outcomes.WORST_CASE in out.detail
+    real = symbolic.background_worst_case
+    monkeypatch.setattr(symbolic, "background_worst_case", lambda: real(3, 0))
+    out = outcomes.judge_certified("prop1", case, CONSTANTS)
+    assert out.passed is None and "worst case NOT proved" in out.detail

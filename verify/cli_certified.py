@@ -101,7 +101,7 @@ def cmd_certify(args: argparse.Namespace, console: Console, load_constants: Call
         except Exception as exc:  # JournalError: another run's journal
             raise ValueError(str(exc)) from None
     try:
-        pool = executors.choose(args.workers, args.scheduler, args.cluster)
+        pool = executors.choose(args.workers, args.scheduler, args.cluster, keep=True)
     except executors.ExecutorError as exc:
         raise ValueError(str(exc)) from None
 

@@ -1,0 +1,54 @@
+"""`verify certify` on a four-dimensional box: 2 workers against 1 (run by hand, on an idle
+machine: the ratio measures the machine as much as the code).
+
+    nice python benchmarks/bench_certify_workers.py [--dask] [--box small|medium]
+
+Runs the same branch and bound of ``thm2-4d`` over a box of (d, eps, u, v) with ``--workers 1``
+(in this process), ``--workers 2`` (a process pool kept for the run) and, with ``--dask``, a
+LocalCluster of 2; prints wall-clock seconds, CPU-seconds of the judging processes, the ratio
+1 worker / 2 workers (target >= 1.8) and whether the certificates' bytes agree (they must).
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from verify.cli import main  # noqa: E402
+
+BOXES = {
+    # d, eps, u, v: about 200 boxes judged, 25 CPU-s (a region where the 2-D box needed 44 leaves)
+    "small": ["--d", "3", "3.1", "--eps", "0.5", "0.99"],
+    # about 2,500 boxes
+    "medium": ["--d", "3", "4", "--eps", "0.1", "0.99"],
+}
+
+
+def run(box: list[str], out: Path, *flags: str) -> tuple[float, str]:
+    start = time.perf_counter()
+    code = main(["certify", "thm2-4d", *box, "--max-depth", "40", "--out", str(out), *flags])
+    seconds = time.perf_counter() - start
+    if code != 0:
+        raise SystemExit(f"certify failed with exit code {code}")
+    return seconds, out.read_text()
+
+
+def main_bench() -> None:
+    box = BOXES["medium" if "--box" in sys.argv and "medium" in sys.argv else "small"]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        one, cert1 = run(box, folder / "one.json")
+        two, cert2 = run(box, folder / "two.json", "--workers", "2")
+        print(f"1 worker: {one:.1f} s; 2 workers (pool): {two:.1f} s; ratio {one / two:.2f} "
+              f"(target >= 1.8); same bytes: {cert1 == cert2}")
+        if "--dask" in sys.argv:
+            dask, cert3 = run(box, folder / "dask.json", "--cluster", "local", "--workers", "2")
+            print(f"2 workers (Dask LocalCluster): {dask:.1f} s; ratio {one / dask:.2f}; "
+                  f"same bytes: {cert1 == cert3}")
+
+
+if __name__ == "__main__":
+    main_bench()
