@@ -181,3 +181,15 @@ def recheck(data: dict, workers: int = 1, check_code: bool = False) -> Recheck:
         found = [_recheck_leaf(item) for item in items]
     problems += [p for leaf in found for p in leaf]
     return Recheck(len(leaves), tuple(problems), tuple(notes))
+
+
+def slice_leaves(data: dict, point: dict[int, float]) -> list[tuple[Box, dict]]:
+    """The leaves of a certificate whose box contains ``point`` on the given axes (axis index
+    -> coordinate), as (box, stored margins): e.g. the tiling of (u, v) at one (ln d, ln eps)."""
+    out = []
+    for leaf in data["leaves"]:
+        box = _box(leaf["box"])
+        if all(box[2 * i] <= x <= box[2 * i + 1] for i, x in point.items()):
+            out.append((box, {c: (float.fromhex(a), float.fromhex(b))
+                              for c, (a, b) in leaf["margins"].items()}))
+    return out
