@@ -82,10 +82,18 @@ def cmd_certify(args: argparse.Namespace, console: Console, load_constants: Call
     from . import executors
     from .certify import box_journal, boxes, certificate, statements
 
-    if not (args.d[0] < args.d[1] and 0 < args.eps[0] < args.eps[1] < 1):
-        raise ValueError("need --d LO HI with LO < HI and --eps LO HI with 0 < LO < HI < 1")
+    tail = statements.axes(args.group)[1] == "tau"  # eps from 0: the limit eps -> 0 included
+    if not (args.d[0] < args.d[1] and (0 == args.eps[0] if tail else 0 < args.eps[0])
+            and args.eps[0] < args.eps[1] < 1):
+        raise ValueError("need --d LO HI with LO < HI and --eps LO HI with 0 < LO < HI < 1 "
+                         "(LO = 0 for thm2-4d-tail)")
     consts = constants_mod.values(load_constants(args))
-    if len(statements.axes(args.group)) == 4:
+    if tail:
+        from .certify.eps_tail import tail_box
+
+        u = tuple(args.u) if args.u else (0.0, float(consts["thm2.eta1_scale"]))
+        root = tail_box(*args.d, args.eps[1], u=u, v=tuple(args.v or (0.0, 1.0)))
+    elif len(statements.axes(args.group)) == 4:
         u = tuple(args.u) if args.u else (0.0, float(consts["thm2.eta1_scale"]))
         root = boxes.hypothesis_box(*args.d, *args.eps, u=u, v=tuple(args.v or (0.0, 1.0)))
     elif args.u or args.v:
@@ -151,9 +159,10 @@ def add_parsers(sub, command: Callable, load: Callable) -> None:
     and ``load(args)`` reads the constants the flags name."""
     ce = command(sub, "certify", "certify a claim group over a box by branch and bound, writing a "
                  "certificate: prop1, thm2, cor1 over (d, eps); thm2-4d, cor1-4d over (d, eps, "
-                 "u = eta1/sqrt(d), v = eta2_min/eta2), every step size the statements allow",
+                 "u = eta1/sqrt(d), v = eta2_min/eta2), every step size the statements allow; "
+                 "thm2-4d-tail the same for every eps in (0, --eps HI]",
                  "verify certify prop1 --d 2 10 --eps 0.1 0.5 --out prop1.cert.json")
-    ce.add_argument("group", choices=["prop1", "thm2", "cor1", "thm2-4d", "cor1-4d"])
+    ce.add_argument("group", choices=["prop1", "thm2", "cor1", "thm2-4d", "cor1-4d", "thm2-4d-tail"])
     ce.add_argument("--d", type=float, nargs=2, metavar=("LO", "HI"), required=True)
     ce.add_argument("--eps", type=float, nargs=2, metavar=("LO", "HI"), required=True)
     ce.add_argument("--u", type=float, nargs=2, metavar=("LO", "HI"),

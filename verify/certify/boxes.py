@@ -103,12 +103,11 @@ class Run:
     def summary(self, timed: bool = True) -> str:
         """One line: the box, leaves, deepest split (and the time when ``timed``: a report's
         bytes must not depend on the machine), the smallest margin and any box not certified."""
-        d = f"d in [{math.exp(self.root[0]):.6g}, {math.exp(self.root[1]):.6g}]"
-        e = f"eps in [{math.exp(self.root[2]):.3g}, {math.exp(self.root[3]):.3g}]"
-        if len(self.root) == 8:
-            e += (f", u in [{self.root[4]:.3g}, {self.root[5]:.3g}], "
-                  f"v in [{self.root[6]:.3g}, {self.root[7]:.3g}]")
-        return f"{d}, {e}: {self.tally(timed)}"
+        r = statements.ranges(self.group, self.root)
+        text = f"d in [{r['d'][0]:.6g}, {r['d'][1]:.6g}], eps in [{r['eps'][0]:.3g}, {r['eps'][1]:.3g}]"
+        if "u" in r:
+            text += f", u in [{r['u'][0]:.3g}, {r['u'][1]:.3g}], v in [{r['v'][0]:.3g}, {r['v'][1]:.3g}]"
+        return f"{text}: {self.tally(timed)}"
 
     def tally(self, timed: bool = False) -> str:
         """:meth:`summary` without the root box."""
@@ -117,22 +116,15 @@ class Run:
                 + (f", {self.seconds:.1f} s" if timed else ""))
         if small:
             kind = ", relative" if len(self.root) == 8 else ""
-            text += f"; smallest margin {small[0]:.3g} ({small[1]}{kind}) at {_fmt_box(small[2])}"
+            text += (f"; smallest margin {small[0]:.3g} ({small[1]}{kind}) at "
+                     f"{statements.describe(self.group, small[2])}")
         bad = [leaf for leaf in self.leaves if leaf.status != "certified"]
         if bad:
             what = "area (log units)" if len(self.root) == 4 else "volume (ln d, ln eps, u, v)"
             text += f"; certified {100 * self.certified_share():.3g}% of the box's {what}"
         for leaf in bad[:5]:
-            text += f"; {leaf.status.upper()} box {_fmt_box(leaf.box)}"
+            text += f"; {leaf.status.upper()} box {statements.describe(self.group, leaf.box)}"
         return text
-
-
-def _fmt_box(box: Box) -> str:
-    text = (f"d [{math.exp(box[0]):.4g}, {math.exp(box[1]):.4g}] x "
-            f"eps [{math.exp(box[2]):.3g}, {math.exp(box[3]):.3g}]")
-    if len(box) == 8:
-        text += f" x u [{box[4]:.4g}, {box[5]:.4g}] x v [{box[6]:.4g}, {box[7]:.4g}]"
-    return text
 
 
 def volume(box: Box) -> float:

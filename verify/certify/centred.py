@@ -306,18 +306,24 @@ def phase3_decay(A: tuple, e: tuple, d, T_low, metric: bool = False) -> tuple:
     ``P_i = (A - lambda_j)/(lambda_i - lambda_j)``, ``W = diag(1, d - 1)``
     (proofs/monotonicity.md, per eigen-direction).  Real eigenvalues: A is W-self-adjoint.
     ``metric``: see :func:`discriminant`."""
+    lam, root, weights = phase3_weights(A, e, d, metric)
+    decay = [w * (T_low * ((1 - l) ** 2).log()).exp() for w, l in zip(weights, lam)]
+    return lam, root, decay
+
+
+def phase3_weights(A: tuple, e: tuple, d, metric: bool = False) -> tuple:
+    """(eigenvalues, sqrt(disc), [c_1, c_2]) of :func:`phase3_decay`."""
     trace = A[0][0] + A[1][1]
     root = discriminant(A, d, metric).sqrt()
     lam = (trace / 2 - root, trace / 2 + root)
-    decay = []
+    weights = []
     for i in range(2):
         lj = lam[1 - i]
         gap_ij = 2 * root if i else -2 * root
         pe = (((A[0][0] - lj) * e[0] + A[0][1] * e[1]) / gap_ij,
               (A[1][0] * e[0] + (A[1][1] - lj) * e[1]) / gap_ij)
-        weight = lam[i] * (pe[0] ** 2 + (d - 1) * pe[1] ** 2) / 2
-        decay.append(weight * (T_low * ((1 - lam[i]) ** 2).log()).exp())
-    return lam, root, decay
+        weights.append(lam[i] * (pe[0] ** 2 + (d - 1) * pe[1] ** 2) / 2)
+    return lam, root, weights
 
 
 def phases(d, scale) -> list:

@@ -19,6 +19,7 @@ Margins are relative (a positive multiple of bound - value, the same sign): ``1 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from flint import arb
 
@@ -28,7 +29,7 @@ from ..engine.certified.dual import Dual, increasing, saturating_exp, value
 from ..engine.certified.symmetric import (arb_gap_rate_parts, arb_phase1_rates, arb_phases,
                                           ball_three_phase)
 from ..engine.expectations import weighted_setup
-from .centred import (Setups, discriminant, evaluate_reduction, in_d_cells, phase3_decay,
+from .centred import (Setups, discriminant, evaluate_reduction, in_d_cells, phase3_weights,
                       setup_centre_moments, setup_moments)
 from .claims import constant_ball
 
@@ -39,11 +40,13 @@ CLAIMS = {
                 "thm2.delta"),
     "cor1-4d": ("cor1.population",),
 }
+TAIL = "thm2-4d-tail"  # Theorem 2 for every eps in (0, 1e-6]: axes (ln d, tau, u, v), .eps_tail
+CLAIMS[TAIL] = CLAIMS["thm2-4d"]
 D_MIN = 3
 # the split rule's scale of each side when a box has no gradient to go by: plain widths (the gap
 # moves by C |r| ~ 2-4 per unit of ln d or ln eps, and by G ~ 1-100 per unit of v)
 SCALES = (1.0, 1.0, 1.0, 1.0)
-FINAL = {"thm2-4d": "thm2.final", "cor1-4d": "cor1.population"}
+FINAL = {"thm2-4d": "thm2.final", "cor1-4d": "cor1.population", TAIL: "thm2.final"}
 # lower bounds only (every T >= T_low; L* <= L(alpha', 2 e_s)): below 0 they never make a box
 # failing by themselves (boxes.ONE_SIDED)
 ONE_SIDED = {"thm2.final", "cor1.population", "thm2.optimum"}
@@ -69,7 +72,7 @@ def gap_at_v1(prefix: str, d, eps, u, constants, conditions: list | None = None)
     return -C * (d.log() - eps.log()) * (r0 + u * r1)  # schedules.phase2_gap, ln(d/eps) split
 
 
-def _direct_gap(prefix: str, d: arb, eps: arb, u: arb, v: arb, constants) -> arb:
+def direct_gap(prefix: str, d: arb, eps: arb, u: arb, v: arb, constants) -> arb:
     """-eta2 (g_s - g_j) at one point from the step sizes themselves (eta1 = u sqrt(d),
     eta2 = eta2_min/v, the Phase-2 gradient's closed forms): :func:`gap_at_v1`/v must agree."""
     eta1 = u * d.sqrt()
@@ -77,6 +80,39 @@ def _direct_gap(prefix: str, d: arb, eps: arb, u: arb, v: arb, constants) -> arb
                           lambda x: x.log()) / v
     _, _, g2s, g2j = arb_phases()(d, eta1)
     return -eta2 * (g2s - g2j)
+
+
+class Phase3(NamedTuple):
+    """Phase 3 at the attention of Phase 2: the eigenvalues and weights of the per-direction
+    bound, the start's error e = beta' - beta* and L(alpha', 2 e_s) (>= L*)."""
+
+    lam: tuple
+    weights: tuple
+    e: tuple
+    loss_two: object
+
+
+def phase3(d, b, J: tuple, beta1: tuple, conditions: list) -> Phase3:
+    """The Phase-3 quadratic at background weight b from the scaled moments J_r = nu_r/b^r,
+    with its conditions (real distinct eigenvalues in (0, 2), not 1, sum < 2, det > 0)."""
+    nu = tuple(b ** (r + 1) * J[r] for r in range(len(J)))
+    g = [evaluate_reduction("nu", d, nu, bs, bj) for bs, bj in ((0, 0), (1, 0), (0, 1))]
+    c = (-g[0][3], -g[0][4])  # keys: loss, alpha_s, alpha_j, beta_s, beta_j
+    A = ((g[1][3] + c[0], g[2][3] + c[0]), (g[1][4] + c[1], g[2][4] + c[1]))
+    det = A[0][0] * A[1][1] - A[0][1] * A[1][0]
+    star = ((A[1][1] * c[0] - A[0][1] * c[1]) / det, (A[0][0] * c[1] - A[1][0] * c[0]) / det)
+    e = (beta1[0] - star[0], beta1[1] - star[1])
+    lam, _, weights = phase3_weights(A, e, d, metric=True)
+    conditions += [discriminant(A, d, metric=True), lam[0], 2 - lam[1], (1 - lam[0]) ** 2,
+                   (1 - lam[1]) ** 2, 2 - (lam[0] + lam[1]), det]
+    return Phase3(lam, tuple(weights), e, evaluate_reduction("nu", d, nu, 2, 0)[0])
+
+
+def phase1(d, u) -> tuple:
+    """beta' = u sqrt(d) (beta'_s/eta1, beta'_j/eta1) (Phase 1 is linear in eta1)."""
+    eta1 = u * d.sqrt()
+    k_s, k_j = arb_phase1_rates()(d, 0)
+    return eta1 * k_s, eta1 * k_j
 
 
 def pipeline(group: str, d, eps, u, v, constants, moments, conditions: list) -> dict:
@@ -87,32 +123,23 @@ def pipeline(group: str, d, eps, u, v, constants, moments, conditions: list) -> 
     G = gap_at_v1(prefix, d, eps, u, constants, conditions)
     conditions.append(G)
     b = saturating_exp(G, v)
-    eta1 = u * d.sqrt()
-    k_s, k_j = arb_phase1_rates()(d, 0)
-    beta1 = (eta1 * k_s, eta1 * k_j)
+    beta1 = phase1(d, u)
     T_low = steps_low(prefix, d, eps, constants)
     J = moments(d, b)
-    nu = tuple(b ** (r + 1) * J[r] for r in range(len(J)))
-    g = [evaluate_reduction("nu", d, nu, bs, bj) for bs, bj in ((0, 0), (1, 0), (0, 1))]
-    c = (-g[0][3], -g[0][4])  # keys: loss, alpha_s, alpha_j, beta_s, beta_j
-    A = ((g[1][3] + c[0], g[2][3] + c[0]), (g[1][4] + c[1], g[2][4] + c[1]))
-    det = A[0][0] * A[1][1] - A[0][1] * A[1][0]
-    star = ((A[1][1] * c[0] - A[0][1] * c[1]) / det, (A[0][0] * c[1] - A[1][0] * c[0]) / det)
-    e = (beta1[0] - star[0], beta1[1] - star[1])
-    lam, _, decay = phase3_decay(A, e, d, T_low, metric=True)
-    conditions += [discriminant(A, d, metric=True), lam[0], 2 - lam[1], (1 - lam[0]) ** 2, (1 - lam[1]) ** 2,
-                   2 - (lam[0] + lam[1]), det]
-    loss_two = evaluate_reduction("nu", d, nu, 2, 0)[0]  # L(alpha', 2 e_s) >= L*
-    final = 1 - (loss_two + decay[0] + decay[1]) / eps
+    p3 = phase3(d, b, J, beta1, conditions)
+    decay = [w * (T_low * ((1 - lam) ** 2).log()).exp() for w, lam in zip(p3.weights, p3.lam)]
+    final = 1 - (p3.loss_two + decay[0] + decay[1]) / eps
     if prefix == "cor1":
         return {"cor1.population": final}
-    return {
-        "thm2.final": final,
-        "thm2.contraction": 8 * d * lam[0] - 1,
-        "thm2.initial_distance": 1 - (e[0] ** 2 + (d - 1) * e[1] ** 2) / (16 * d),
-        "thm2.optimum": 1 - b * J[1] / (2 * J[0]),
-        "thm2.delta": 1 - 8 * b * J[0] / eps,
-    }
+    return {"thm2.final": final, **shared_margins(d, b, J, p3), "thm2.delta": 1 - 8 * b * J[0] / eps}
+
+
+def shared_margins(d, b, J: tuple, p3: Phase3) -> dict:
+    """The margins that do not involve eps: contraction, initial distance, optimum."""
+    e = p3.e
+    return {"thm2.contraction": 8 * d * p3.lam[0] - 1,
+            "thm2.initial_distance": 1 - (e[0] ** 2 + (d - 1) * e[1] ** 2) / (16 * d),
+            "thm2.optimum": 1 - b * J[1] / (2 * J[0])}
 
 
 def _centre_check(group: str, d: Dual, eps: Dual, u: Dual, v: Dual, constants) -> None:
@@ -120,7 +147,7 @@ def _centre_check(group: str, d: Dual, eps: Dual, u: Dual, v: Dual, constants) -
     box's centre (a schedule changed in one place only leaves the box undecided)."""
     prefix = PREFIX[group]
     G = gap_at_v1(prefix, d.c, eps.c, u.c, constants)
-    if not (G / v.c).overlaps(_direct_gap(prefix, d.c, eps.c, u.c, v.c, constants)):
+    if not (G / v.c).overlaps(direct_gap(prefix, d.c, eps.c, u.c, v.c, constants)):
         raise ArithmeticError("phase2_gap and eta2 disagree: the schedule changed in one place")
 
 
@@ -175,6 +202,16 @@ def _evaluate(group: str, box: tuple, constants, bits: int, plans: list, conditi
                     lambda dd, b: setup_moments(Setups(dd, back=b), bits, plans), conditions)
 
 
+def _routes(group: str) -> tuple:
+    """(box evaluation, point evaluation) of ``group``: this module's, or the eps tail's."""
+    if group != TAIL:
+        return _evaluate, _point
+    from . import eps_tail
+
+    return (lambda g, box, c, bits, plans, cond: eps_tail.evaluate(box, c, bits, plans, cond),
+            lambda g, x, c, bits, plan: eps_tail.point(x, c, bits, plan))
+
+
 def face(box: tuple) -> tuple:
     """The box's face u = u_hi, v = v_hi: where the gap, and so the monotone margins, are
     smallest (proofs/hypothesis-range.md, section 6)."""
@@ -195,8 +232,9 @@ def box_margins(group: str, box: tuple, constants, bits: int,
     plans: list = []
     conditions: list = []
     widths = tuple(box[2 * i + 1] - box[2 * i] for i in range(4))
+    evaluate, point = _routes(group)
     with precision(bits):
-        out = _evaluate(group, box, constants, bits, plans, conditions)
+        out = evaluate(group, box, constants, bits, plans, conditions)
         if out is None:
             return None, {}
         failing = [c for c in conditions if not value(c) > 0]
@@ -206,13 +244,13 @@ def box_margins(group: str, box: tuple, constants, bits: int,
         smears = {claim: smear(m, widths) for claim, m in out.items()}
         if DELTA in margins and not margins[DELTA].lower() > 0 and widths[2:] != (0, 0):
             edge: list = []
-            low = _evaluate(group, face(box), constants, bits, [], edge)
+            low = evaluate(group, face(box), constants, bits, [], edge)
             if low is not None and all(value(c) > 0 for c in edge) \
                     and low[DELTA].v.lower() > margins[DELTA].lower():
                 margins[DELTA] = arb(low[DELTA].v.lower()).union(margins[DELTA].upper())
                 smears[DELTA] = smear(low[DELTA], widths)
         for x in corners(box) if check_corners else ():
-            for claim, m in _point(group, x, constants, bits, plans[0]).items():
+            for claim, m in point(group, x, constants, bits, plans[0]).items():
                 if not m.overlaps(margins[claim]):
                     raise ArithmeticError(f"the enclosure of {claim} misses its value at a corner")
         return margins, smears
@@ -222,6 +260,10 @@ def exact_final_margin(group: str, x: tuple, constants, bits: int) -> arb | None
     """1 - L/eps at the point x = (ln d, ln eps, u, v) (u, v > 0) after exactly T Phase-3 steps,
     T = ceil(T_low) the smallest integer the statement allows: a ball, not a bound (plain route,
     :func:`verify.engine.certified.symmetric.ball_three_phase`).  None when T is ambiguous."""
+    if group == TAIL:  # (ln d, tau, u, v): ln eps = 1 - 1/tau
+        if not x[1] > 0:
+            return None
+        return exact_final_margin("thm2-4d", (x[0], 1 - 1 / x[1], *x[2:]), constants, bits)
     prefix = PREFIX[group]
     with precision(bits):
         d = max(arb(x[0]).exp(), arb(D_MIN), key=float)

@@ -15,9 +15,10 @@ from .claims import CLAIMS as CLAIMS_2D
 
 AXES_2D = ("ln d", "ln eps")
 AXES = {"prop1": AXES_2D, "thm2": AXES_2D, "cor1": AXES_2D,
-        **{group: plan_range.AXES for group in plan_range.CLAIMS}}
+        **{group: plan_range.AXES for group in plan_range.CLAIMS},
+        plan_range.TAIL: ("ln d", "tau", "u", "v")}
 CLAIMS = {**CLAIMS_2D, **plan_range.CLAIMS}
-D_MIN = {"prop1": 2, "thm2": 3, "cor1": 3, "thm2-4d": 3, "cor1-4d": 3}
+D_MIN = {"prop1": 2, "thm2": 3, "cor1": 3, "thm2-4d": 3, "cor1-4d": 3, plan_range.TAIL: 3}
 GROUPS = tuple(AXES)
 
 
@@ -32,6 +33,8 @@ def ranges(group: str, root: tuple) -> dict:
     d_min applied), u and v as they are: {"d": [lo, hi], "eps": [lo, hi], ...}."""
     out = {"d": [max(math.exp(root[0]), D_MIN[group]), math.exp(root[1])],
            "eps": [math.exp(root[2]), math.exp(root[3])]}
+    if axes(group)[1] == "tau":  # eps = e^(1 - 1/tau); tau = 0 is the limit eps -> 0
+        out["eps"] = [0.0 if root[2] == 0 else math.exp(1 - 1 / root[2]), math.exp(1 - 1 / root[3])]
     if len(axes(group)) == 4:
         out["u"], out["v"] = [root[4], root[5]], [root[6], root[7]]
     return out
@@ -46,7 +49,8 @@ def statement(group: str, root: tuple, constants: Mapping) -> str:
     values written in)."""
     r = ranges(group, root)
     d = f"every real d in [{_g(r['d'][0])}, {_g(r['d'][1])}]"
-    eps = f"eps in [{_g(r['eps'][0])}, {_g(r['eps'][1])}]"
+    eps = (f"0 < eps <= {_g(r['eps'][1])}" if r["eps"][0] == 0 else
+           f"eps in [{_g(r['eps'][0])}, {_g(r['eps'][1])}]")
     if group == "prop1":
         return f"L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps for {d}, {eps}"
     prefix = group.split("-")[0]
@@ -75,3 +79,13 @@ def _interval(bounds: list, name: str) -> str:
     """``0 < name <= hi`` when the axis starts at its limit 0 (excluded: a limit, not a point)."""
     lo, hi = bounds
     return f"0 < {name} <= {_g(hi)}" if lo == 0 else f"{name} in [{_g(lo)}, {_g(hi)}]"
+
+
+def describe(group: str, box: tuple) -> str:
+    """A box in the parameters (d, eps and, in four dimensions, u and v)."""
+    r = ranges(group, box)
+    text = (f"d [{r['d'][0]:.4g}, {r['d'][1]:.4g}] x "
+            f"eps [{r['eps'][0]:.3g}, {r['eps'][1]:.3g}]")
+    if "u" in r:
+        text += f" x u [{r['u'][0]:.4g}, {r['u'][1]:.4g}] x v [{r['v'][0]:.4g}, {r['v'][1]:.4g}]"
+    return text
