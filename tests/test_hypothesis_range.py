@@ -219,3 +219,53 @@ def test_proposition_1_box_claims_every_alpha_only_with_the_worst_case(monkeypat
     monkeypatch.setattr(symbolic, "background_worst_case", lambda: real(3, 0))
     out = outcomes.judge_certified("prop1", case, CONSTANTS)
     assert out.passed is None and "worst case NOT proved" in out.detail
+
+
+# ------------------------------------------------------------------- eps -> 0 (the stretch)
+
+def test_the_eps_tail_reaches_the_seam_and_its_limit_is_the_saturated_plan():
+    """tau = 1/(1 - ln eps) covers (0, 1e-6] (rounded up); at tau = 0 every eps-scaled term
+    vanishes: final and delta -> 1, the others as at v = 0 (b = 0)."""
+    from verify.certify import eps_tail
+
+    box = eps_tail.tail_box(10, 11)
+    assert float(eps_tail.eps_of(arb(box[3])).lower()) >= 1e-6
+    margins, _ = plan_range.box_margins(eps_tail.GROUP, (*box[:2], 0.0, 1e-300, *box[4:6], 0.5, 0.5 + 2.0 ** -30),
+                                        CONSTANTS, BITS)
+    for claim in ("thm2.final", "thm2.delta", "thm2.optimum"):
+        assert float(margins[claim].mid()) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_an_eps_tail_box_contains_the_mpmath_engine_at_eps_1e_8():
+    """d = 10, eps = 1e-8, u = v = 1 (gap 66, T = 936): the tail box tau in [tau(1e-9), tau(1e-7)]
+    contains the engine's margins (the final one a lower bound for every T >= T_low)."""
+    from verify.certify import eps_tail
+
+    d, eps = 10, 1e-8
+    with mpmath.workdps(40):
+        eta1 = mpmath.sqrt(d)
+        eta2 = schedules.eta2(mpmath.mpf(d), mpmath.mpf(eps), 2, eta1, mpmath.log)
+        T = int(mpmath.ceil(4 * d * mpmath.log(16 * d / mpmath.mpf(eps))))
+    plan = three_phase(d, eta1, eta2, 1, T, 30)
+    e = [plan.beta1[i] - plan.beta_star[i] for i in range(2)]
+    ref = {"thm2.final": 1 - plan.loss / eps,
+           "thm2.contraction": 8 * d * (1 - plan.contraction) - 1,
+           "thm2.initial_distance": 1 - (e[0] ** 2 + (d - 1) * e[1] ** 2) / (16 * d),
+           "thm2.optimum": 1 - plan.optimum.loss / (4 * plan.final.moments[0]),
+           "thm2.delta": 1 - 8 * plan.final.moments[0] / eps}
+    x = math.log(d)
+    box = (x - 1e-12, x + 1e-12, eps_tail.tau_of(1e-9), eps_tail.tau_of(1e-7),
+           1 - 2.0 ** -30, 1.0, 1 - 2.0 ** -30, 1.0)
+    margins, _ = plan_range.box_margins(eps_tail.GROUP, box, CONSTANTS, BITS, check_corners=True)
+    _assert_enclosed(margins, ref, tol=1e-12)
+
+
+def test_a_small_T_factor_breaks_the_eps_tail():
+    """Mutation: T_factor = 1/10 (T >= d ln(16d/eps)/10): Phase 3 no longer contracts faster
+    than eps shrinks (A_1 < 0) and the tail is not certified."""
+    from verify.certify import eps_tail
+
+    box = eps_tail.tail_box(10, 11)
+    assert boxes.judge(eps_tail.GROUP, box, CONSTANTS, BITS).status == "certified"
+    bad = dict(CONSTANTS, **{"thm2.T_factor": Fraction(1, 10)})
+    assert boxes.judge(eps_tail.GROUP, box, bad, BITS).status != "certified"

@@ -22,17 +22,21 @@ from . import statements
 # started from certificates/{thm2,cor1}-4d-whole-range.json (proofs/hypothesis-range.md, section
 # 8, for the leaves and the CPU-seconds from the root and from the certificate).
 WHOLE = (3, 1e9, 1e-6, 0.99, 60000)
+# Theorem 2 for every eps in (0, 1e-6] as well (the stretch: group thm2-4d-tail, axes
+# (ln d, tau = 1/(1 - ln eps), u, v); eps from 0 is the limit eps -> 0)
+TAIL = (3, 1e9, 0, 1e-6, 60000, "thm2-4d-tail")
 BOXES = {
     "prop1": {Profile.QUICK: ((10, 11, 0.1, 0.12, 200),),
               Profile.DEFAULT: ((2, 1e9, 1e-6, 0.99, 2000),),
               Profile.FULL: ((2, 1e9, 1e-6, 0.99, 2000),)},
-    "thm2-4d": {Profile.QUICK: ((10, 10.05, 0.1, 0.1005, 200),),
-                Profile.DEFAULT: (WHOLE,), Profile.FULL: (WHOLE,)},
+    "thm2-4d": {Profile.QUICK: ((10, 10.05, 0.1, 0.1005, 200), (10, 11, 0, 1e-6, 200, TAIL[-1])),
+                Profile.DEFAULT: (WHOLE, TAIL), Profile.FULL: (WHOLE, TAIL)},
     "cor1-4d": {Profile.QUICK: ((10, 11, 0.1, 0.12, 200),),
                 Profile.DEFAULT: (WHOLE,), Profile.FULL: (WHOLE,)},
 }
 BITS = 96
-MAX_DEPTH = {"prop1": 30, "thm2": 30, "cor1": 30, "thm2-4d": 40, "cor1-4d": 40}
+MAX_DEPTH = {"prop1": 30, "thm2": 30, "cor1": 30, "thm2-4d": 40, "cor1-4d": 40,
+             "thm2-4d-tail": 40}
 # a checkout's certificates (certificates/*.json): a run whose box, constants, precision and
 # method match one starts from its leaves instead of the root, which judges about half the
 # boxes for the same outcome (verify.certify.certificate.seed); without them (an installed
@@ -50,35 +54,41 @@ def registered_box(group: str) -> tuple | None:
 
 
 def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case]:
-    """One case per box of the profile (options ``d``/``eps`` replace them by one box: their
-    range, with the first box's budget)."""
+    """One case per box of the profile (options ``d``/``eps`` replace them by one box of the
+    group: their range, with the first box's budget)."""
     boxes = BOXES[group][profile]
     if options.get("d") or options.get("eps"):
-        d_lo, d_hi, e_lo, e_hi, budget = boxes[0]
+        d_lo, d_hi, e_lo, e_hi, budget = boxes[0][:5]
         if options.get("d"):
             d_lo, d_hi = min(options["d"]), max(options["d"])
         if options.get("eps"):
             e_lo, e_hi = min(options["eps"]), max(options["eps"])
         boxes = ((d_lo, d_hi, e_lo, e_hi, budget),)
-    return [_case(*box, four=len(statements.axes(group)) == 4) for box in boxes]
+    return [_case(*box[:5], group=box[5] if len(box) > 5 else group) for box in boxes]
 
 
 def _case(d_lo: float, d_hi: float, e_lo: float, e_hi: float, budget: int,
-          four: bool = False) -> Case:
+          group: str = "prop1") -> Case:
     if d_lo == d_hi:
         d_hi = d_lo * (1 + 1e-9)
     if e_lo == e_hi:
         e_hi = e_lo * (1 + 1e-9)
-    label = f"d in [{d_lo:g}, {d_hi:g}], eps in [{e_lo:g}, {e_hi:g}]"
-    if four:
+    eps = f"eps in (0, {e_hi:g}]" if e_lo == 0 else f"eps in [{e_lo:g}, {e_hi:g}]"
+    label = f"d in [{d_lo:g}, {d_hi:g}], {eps}"
+    if len(statements.axes(group)) == 4:
         label += ", every eta1 <= sqrt(d), eta2 >= eta2_min"
     return Case(label, {"d_lo": d_lo, "d_hi": d_hi, "eps_lo": e_lo, "eps_hi": e_hi,
-                        "boxes": budget})
+                        "boxes": budget, "group": group})
 
 
 def _root(group: str, p: Mapping, constants) -> tuple:
     from .boxes import hypothesis_box, log_box
 
+    if statements.axes(group)[1] == "tau":
+        from .eps_tail import tail_box
+
+        return tail_box(p["d_lo"], p["d_hi"], p["eps_hi"],
+                        u=(0.0, float(constants["thm2.eta1_scale"])))
     if len(statements.axes(group)) == 4:
         u_max = float(constants["thm2.eta1_scale"])
         return hypothesis_box(p["d_lo"], p["d_hi"], p["eps_lo"], p["eps_hi"], u=(0.0, u_max))
@@ -113,6 +123,7 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
     from .boxes import branch_and_bound
     from .certificate import seed_from
 
+    group = case.params.get("group", group)
     root = _root(group, case.params, constants)
     depth = MAX_DEPTH[group]
     seeded = seed_from(CERTIFICATES, group, root, constants, BITS, "centred", depth,
