@@ -86,7 +86,7 @@ def cmd_certify(args: argparse.Namespace, console: Console, load_constants: Call
     if not (args.d[0] < args.d[1] and (0 == args.eps[0] if tail else 0 < args.eps[0])
             and args.eps[0] < args.eps[1] < 1):
         raise ValueError("need --d LO HI with LO < HI and --eps LO HI with 0 < LO < HI < 1 "
-                         "(LO = 0 for thm2-4d-tail)")
+                         "(LO = 0 for the -tail groups)")
     consts = constants_mod.values(load_constants(args))
     if tail:
         from .certify.eps_tail import tail_box
@@ -160,9 +160,10 @@ def add_parsers(sub, command: Callable, load: Callable) -> None:
     ce = command(sub, "certify", "certify a claim group over a box by branch and bound, writing a "
                  "certificate: prop1, thm2, cor1 over (d, eps); thm2-4d, cor1-4d over (d, eps, "
                  "u = eta1/sqrt(d), v = eta2_min/eta2), every step size the statements allow; "
-                 "thm2-4d-tail the same for every eps in (0, --eps HI]",
+                 "thm2-4d-tail, cor1-4d-tail the same for every eps in (0, --eps HI]",
                  "verify certify prop1 --d 2 10 --eps 0.1 0.5 --out prop1.cert.json")
-    ce.add_argument("group", choices=["prop1", "thm2", "cor1", "thm2-4d", "cor1-4d", "thm2-4d-tail"])
+    ce.add_argument("group", choices=["prop1", "thm2", "cor1", "thm2-4d", "cor1-4d", "thm2-4d-tail",
+                                           "cor1-4d-tail"])
     ce.add_argument("--d", type=float, nargs=2, metavar=("LO", "HI"), required=True)
     ce.add_argument("--eps", type=float, nargs=2, metavar=("LO", "HI"), required=True)
     ce.add_argument("--u", type=float, nargs=2, metavar=("LO", "HI"),

@@ -25,18 +25,19 @@ WHOLE = (3, 1e9, 1e-6, 0.99, 60000)
 # Theorem 2 for every eps in (0, 1e-6] as well (the stretch: group thm2-4d-tail, axes
 # (ln d, tau = 1/(1 - ln eps), u, v); eps from 0 is the limit eps -> 0)
 TAIL = (3, 1e9, 0, 1e-6, 60000, "thm2-4d-tail")
+TAIL_COR1 = (3, 1e9, 0, 1e-6, 60000, "cor1-4d-tail")
 BOXES = {
     "prop1": {Profile.QUICK: ((10, 11, 0.1, 0.12, 200),),
               Profile.DEFAULT: ((2, 1e9, 1e-6, 0.99, 2000),),
               Profile.FULL: ((2, 1e9, 1e-6, 0.99, 2000),)},
     "thm2-4d": {Profile.QUICK: ((10, 10.05, 0.1, 0.1005, 200), (10, 11, 0, 1e-6, 200, TAIL[-1])),
                 Profile.DEFAULT: (WHOLE, TAIL), Profile.FULL: (WHOLE, TAIL)},
-    "cor1-4d": {Profile.QUICK: ((10, 11, 0.1, 0.12, 200),),
-                Profile.DEFAULT: (WHOLE,), Profile.FULL: (WHOLE,)},
+    "cor1-4d": {Profile.QUICK: ((10, 11, 0.1, 0.12, 200), (10, 11, 0, 1e-6, 200, TAIL_COR1[-1])),
+                Profile.DEFAULT: (WHOLE, TAIL_COR1), Profile.FULL: (WHOLE, TAIL_COR1)},
 }
 BITS = 96
 MAX_DEPTH = {"prop1": 30, "thm2": 30, "cor1": 30, "thm2-4d": 40, "cor1-4d": 40,
-             "thm2-4d-tail": 40}
+             "thm2-4d-tail": 40, "cor1-4d-tail": 40}
 # a checkout's certificates (certificates/*.json): a run whose box, constants, precision and
 # method match one starts from its leaves instead of the root, which judges about half the
 # boxes for the same outcome (verify.certify.certificate.seed); without them (an installed

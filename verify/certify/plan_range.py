@@ -34,19 +34,21 @@ from .centred import (Setups, discriminant, evaluate_reduction, in_d_cells, phas
 from .claims import constant_ball
 
 AXES = ("ln d", "ln eps", "u", "v")
-PREFIX = {"thm2-4d": "thm2", "cor1-4d": "cor1"}
+PREFIX = {"thm2-4d": "thm2", "cor1-4d": "cor1", "thm2-4d-tail": "thm2", "cor1-4d-tail": "cor1"}
 CLAIMS = {
     "thm2-4d": ("thm2.final", "thm2.contraction", "thm2.initial_distance", "thm2.optimum",
                 "thm2.delta"),
     "cor1-4d": ("cor1.population",),
 }
-TAIL = "thm2-4d-tail"  # Theorem 2 for every eps in (0, 1e-6]: axes (ln d, tau, u, v), .eps_tail
-CLAIMS[TAIL] = CLAIMS["thm2-4d"]
+# Theorem 2 and Corollary 1 for every eps in (0, 1e-6]: axes (ln d, tau, u, v), .eps_tail
+TAIL, TAIL_COR1 = "thm2-4d-tail", "cor1-4d-tail"
+CLAIMS[TAIL], CLAIMS[TAIL_COR1] = CLAIMS["thm2-4d"], CLAIMS["cor1-4d"]
 D_MIN = 3
 # the split rule's scale of each side when a box has no gradient to go by: plain widths (the gap
 # moves by C |r| ~ 2-4 per unit of ln d or ln eps, and by G ~ 1-100 per unit of v)
 SCALES = (1.0, 1.0, 1.0, 1.0)
-FINAL = {"thm2-4d": "thm2.final", "cor1-4d": "cor1.population", TAIL: "thm2.final"}
+FINAL = {"thm2-4d": "thm2.final", "cor1-4d": "cor1.population", TAIL: "thm2.final",
+         TAIL_COR1: "cor1.population"}
 # lower bounds only (every T >= T_low; L* <= L(alpha', 2 e_s)): below 0 they never make a box
 # failing by themselves (boxes.ONE_SIDED)
 ONE_SIDED = {"thm2.final", "cor1.population", "thm2.optimum"}
@@ -204,12 +206,11 @@ def _evaluate(group: str, box: tuple, constants, bits: int, plans: list, conditi
 
 def _routes(group: str) -> tuple:
     """(box evaluation, point evaluation) of ``group``: this module's, or the eps tail's."""
-    if group != TAIL:
+    if group not in (TAIL, TAIL_COR1):
         return _evaluate, _point
     from . import eps_tail
 
-    return (lambda g, box, c, bits, plans, cond: eps_tail.evaluate(box, c, bits, plans, cond),
-            lambda g, x, c, bits, plan: eps_tail.point(x, c, bits, plan))
+    return eps_tail.evaluate, eps_tail.point
 
 
 def face(box: tuple) -> tuple:
@@ -260,10 +261,10 @@ def exact_final_margin(group: str, x: tuple, constants, bits: int) -> arb | None
     """1 - L/eps at the point x = (ln d, ln eps, u, v) (u, v > 0) after exactly T Phase-3 steps,
     T = ceil(T_low) the smallest integer the statement allows: a ball, not a bound (plain route,
     :func:`verify.engine.certified.symmetric.ball_three_phase`).  None when T is ambiguous."""
-    if group == TAIL:  # (ln d, tau, u, v): ln eps = 1 - 1/tau
+    if group in (TAIL, TAIL_COR1):  # (ln d, tau, u, v): ln eps = 1 - 1/tau
         if not x[1] > 0:
             return None
-        return exact_final_margin("thm2-4d", (x[0], 1 - 1 / x[1], *x[2:]), constants, bits)
+        return exact_final_margin(group[:7], (x[0], 1 - 1 / x[1], *x[2:]), constants, bits)
     prefix = PREFIX[group]
     with precision(bits):
         d = max(arb(x[0]).exp(), arb(D_MIN), key=float)

@@ -16,9 +16,10 @@ from .claims import CLAIMS as CLAIMS_2D
 AXES_2D = ("ln d", "ln eps")
 AXES = {"prop1": AXES_2D, "thm2": AXES_2D, "cor1": AXES_2D,
         **{group: plan_range.AXES for group in plan_range.CLAIMS},
-        plan_range.TAIL: ("ln d", "tau", "u", "v")}
+        plan_range.TAIL: ("ln d", "tau", "u", "v"), plan_range.TAIL_COR1: ("ln d", "tau", "u", "v")}
 CLAIMS = {**CLAIMS_2D, **plan_range.CLAIMS}
-D_MIN = {"prop1": 2, "thm2": 3, "cor1": 3, "thm2-4d": 3, "cor1-4d": 3, plan_range.TAIL: 3}
+D_MIN = {"prop1": 2, "thm2": 3, "cor1": 3, "thm2-4d": 3, "cor1-4d": 3, plan_range.TAIL: 3,
+         plan_range.TAIL_COR1: 3}
 GROUPS = tuple(AXES)
 
 

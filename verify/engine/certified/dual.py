@@ -236,6 +236,50 @@ def saturating_exp(G: Any, v: Any) -> Any:
     return Dual(b, grad, _point_saturating(G.c, v.c), G.dx)
 
 
+def doubly_saturating(K: Any, tau: Any) -> Any:
+    """``s e^(-s)`` with ``s = K e^(1/tau - 1)`` for ``K > 0``, ``tau`` in ``[0, 1]``, extended by 0
+    at ``tau = 0`` (``s -> inf``; every derivative tends to 0): Corollary 1's slow Phase-3 term
+    ``c (1 - lambda)^(2T)/eps`` at ``T = 72/eps``, ``eps = e^(1 - 1/tau)`` (proofs/
+    hypothesis-range.md, section 9).  ``d/dK = (s - s^2) e^(-s)/K``; ``d/dtau = -(s - s^2)
+    e^(-s)/tau^2``, bounded at ``tau_lo = 0`` (where 1/tau = 1 + ln(s/K) <= 1 + ln(s/K_lo)) by its
+    value at ``s_lo`` once ``s_lo >= 4``: ``(s + s^2) e^(-s) (1 + ln(s/K_lo))^2`` decreases there
+    (its log-derivative is <= 9/20 - 1 + 1/2 < 0 for s >= 4, ln(s/K_lo) >= 0).  Else, at
+    ``tau_lo = 0``, no enclosure (ArithmeticError: the box is split)."""
+    kv, tv = value(K), value(tau)
+    if not (kv > 0 and tv.upper() >= 0 and tv.upper() <= 1):
+        raise ArithmeticError("doubly_saturating needs K > 0 and 0 <= tau <= 1")
+    k_lo, k_hi = _ends(kv)
+    t_lo, t_hi = _ends(tv)
+    t_lo = t_lo if t_lo > 0 else arb(0)
+    if t_hi == 0:  # the limit itself
+        return Dual(arb(0), [0 * a for a in K.g]) if isinstance(K, Dual) else arb(0)
+    s_lo = k_lo * (1 / t_hi - 1).exp()
+    s_hi = k_hi * (1 / t_lo - 1).exp() if t_lo > 0 else arb("inf")
+    out = _bump(1, s_lo, s_hi)
+    if not isinstance(K, Dual):
+        return out
+    slope = (_bump(1, s_lo, s_hi) - _bump(2, s_lo, s_hi))  # (s - s^2) e^-s
+    d_k = mul(slope, inverse(kv))
+    if t_lo > 0:
+        d_t = -mul(slope, inverse(power(tv, 2)))
+    elif s_lo >= 4:
+        m = (s_lo + s_lo * s_lo) * (-s_lo).exp() * (1 + (s_lo / k_lo).log()) ** 2
+        d_t = (-m).union(m)
+    else:
+        raise ArithmeticError("doubly_saturating: s not yet large enough at tau = 0")
+    grad = [d_k * a + d_t * c for a, c in zip(K.g, tau.g)]
+    if K.c is None:
+        return Dual(out, grad)
+    return Dual(out, grad, _point_doubly(K.c, tau.c), K.dx)
+
+
+def _point_doubly(k: Any, t: Any) -> Any:
+    if t == 0:
+        return arb(0)
+    s = k * (1 / t - 1).exp()
+    return s * (-s).exp()
+
+
 def _point_saturating(g: Any, v: Any) -> Any:
     """e^(-g/v) at a point (0 for v = 0)."""
     return arb(0) if v == 0 else (-g / v).exp()
