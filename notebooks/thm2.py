@@ -342,7 +342,7 @@ for box, _ in tiles:
     claim, (m, _) = min(verdict.margins.items(), key=lambda kv: kv[1][0])
     ax.add_patch(Rectangle((box[4], box[6]), box[5] - box[4], box[7] - box[6],
                            facecolor=cmap(min(1.0, m)), edgecolor="white"))
-    ax.text((box[4] + box[5]) / 2, (box[6] + box[7]) / 2, f"{m:.2g}\n{claim[5:9]}",
+    ax.text((box[4] + box[5]) / 2, (box[6] + box[7]) / 2, f"{m:.2g}\n{claim.split('.')[1]}",
             ha="center", va="center", fontsize=6, color="white" if m < 0.6 else "black")
 ax.set(xlim=(0, 1), ylim=(0, 1), xlabel=r"$u = \eta_1/\sqrt{d}$",
        ylabel=r"$v = \eta_{2,\min}/\eta_2$",
