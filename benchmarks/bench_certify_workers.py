@@ -29,7 +29,7 @@ BOXES = {
 
 def run(box: list[str], out: Path, *flags: str) -> tuple[float, str]:
     start = time.perf_counter()
-    code = main(["certify", "thm2-4d", *box, "--max-depth", "40", "--out", str(out), *flags])
+    code = main(["certify", "thm2-4d", *box, "--max-depth", "40", "--output", str(out), *flags])
     seconds = time.perf_counter() - start
     if code != 0:
         raise SystemExit(f"certify failed with exit code {code}")

@@ -13,7 +13,7 @@ pytest.importorskip("flint")
 from verify.certify import box_journal, boxes, certificate, statements  # noqa: E402
 from verify.cli import main  # noqa: E402
 from verify.constants import load, values  # noqa: E402
-from verify.journal import JournalError  # noqa: E402
+from verify.run.journal import JournalError  # noqa: E402
 
 CONSTANTS = values(load())
 # a tiny 4-D box that needs a few generations of splits (a dozen boxes, seconds)
@@ -22,7 +22,7 @@ TINY = ["thm2-4d", "--d", "3", "3.2", "--eps", "0.6", "0.7", "--u", "0.9", "1", 
 
 def _certify(tmp_path: Path, name: str, *flags: str) -> tuple[int, bytes]:
     out = tmp_path / f"{name}.json"
-    code = main(["certify", *TINY, "--max-depth", "12", "--out", str(out), *flags])
+    code = main(["certify", *TINY, "--max-depth", "12", "--output", str(out), *flags])
     return code, out.read_bytes()
 
 

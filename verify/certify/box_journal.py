@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..journal import JournalError, code_fingerprint
+from ..run.journal import JournalError, code_fingerprint
 from .boxes import Judgement
 
 

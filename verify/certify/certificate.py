@@ -22,7 +22,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple
 
-from ..journal import code_fingerprint
+from ..run.journal import code_fingerprint
 from . import statements
 from .boxes import Box, Run, judge_box
 from .tiling import coverage_problems
