@@ -47,6 +47,17 @@ CERTIFICATES = Path(__file__).resolve().parent.parent.parent / "certificates"
 WORST_CASE = "every alpha with alpha_s - max_j alpha_j >= ln(4d/eps^2)"
 
 
+def check_of(group: str) -> str | None:
+    """The registered check whose default boxes a certificate of ``group`` covers (its id), or
+    None (the two-dimensional thm2 and cor1 boxes are faces of the four-dimensional ones, not
+    registered any more)."""
+    for key, profiles in BOXES.items():
+        for box in profiles[Profile.DEFAULT]:
+            if (box[5] if len(box) > 5 else key) == group:
+                return f"{key.split('-')[0]}.certified_box"
+    return None
+
+
 def registered_box(group: str) -> tuple | None:
     """(d_lo, d_hi, eps_lo, eps_hi) of the default profile's check of ``group`` (None: none):
     the claim a certificate of the group is compared with by `verify recheck` (the 4-D groups
