@@ -72,11 +72,13 @@ def cmd_certify(args: argparse.Namespace) -> int:
         root = boxes.log_box(*args.d, *args.eps)
     journal = None
     if args.journal:
+        from ..run.journal import JournalError
+
         key = box_journal.run_key(args.group, statements.axes(args.group), root, consts,
                                   args.bits, "centred", args.max_depth)
         try:
             journal = box_journal.BoxJournal(Path(args.journal), key)
-        except Exception as exc:  # JournalError: another run's journal
+        except JournalError as exc:  # another run's journal, or not one
             raise ValueError(str(exc)) from None
     try:
         pool = executors.choose(args.workers, args.scheduler, args.cluster, keep=True)
