@@ -89,22 +89,52 @@ def cmd_certify(args: argparse.Namespace, console: Console, load_constants: Call
 
 
 def cmd_recheck(args: argparse.Namespace, console: Console) -> int:
-    """Re-verify a certificate leaf by leaf and check that its leaves tile the box."""
+    """Re-verify a certificate leaf by leaf and check that its leaves tile the box; say what it
+    proves and compare that with the registered check's box and the constants file.  With
+    ``--independent`` the leaves are judged by ``verify.checker`` (its own derivation, no code
+    of the engine) instead of re-running the engine."""
     from .engine.certified import require_flint
 
     require_flint()
     from .certify.certificate import recheck
+    from .certify.outcomes import registered_box
+    from .checker import recheck as checker
 
     try:
         data = json.loads(Path(args.certificate).read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise ValueError(f"cannot read certificate {args.certificate}: {exc}") from None
-    result = recheck(data, args.workers)
-    for problem in result.problems:
+    try:
+        cert = checker.read(data)
+    except checker.NotACertificate as exc:
+        if args.independent or not isinstance(data, dict) or "leaves" not in data:
+            raise ValueError(f"{args.certificate}: {exc}") from None
+        cert, mismatches = None, [f"cannot state the claim: {exc}"]
+    if cert is not None:
+        binding = checker.bind(cert, registered_box(cert.group),
+                               constants_mod.values(constants_mod.load()))
+        console.print(f"claim: {binding.claim}", soft_wrap=True)
+        for note in binding.notes:
+            console.print(f"note: {note}", soft_wrap=True)
+        mismatches = binding.mismatches
+    for text in mismatches:
+        console.print(("differs (--any-box): " if args.any_box else "MISMATCH: ") + text,
+                      soft_wrap=True)
+    if mismatches and not args.any_box and not (cert and checker.volume_zero(cert.root)):
+        console.print("not rechecked: the file is not the registered claim (--any-box rechecks "
+                      "the file's own claim)", soft_wrap=True)
+        return 1
+    if args.independent:
+        verdict = checker.check(cert, args.workers)
+        problems, done = verdict.problems, f"independent checker, {verdict.summary()}"
+    else:
+        result = recheck(data, args.workers)
+        problems, done = list(result.problems), f"{result.leaves} leaves re-verified"
+    for problem in problems:
         console.print(f"REJECTED: {problem}", soft_wrap=True)
-    if result.ok:
-        console.print(f"certificate holds: {result.leaves} leaves re-verified, the box is covered")
-    return 0 if result.ok else 1
+    if not problems:
+        console.print(f"certificate holds ({done}), the box is covered", soft_wrap=True)
+    return 0 if not problems else 1
 
 
 def add_parsers(sub, command: Callable, load: Callable) -> None:
@@ -127,4 +157,10 @@ def add_parsers(sub, command: Callable, load: Callable) -> None:
                  "and check that its leaves cover the box", "verify recheck prop1.cert.json")
     rc.add_argument("certificate")
     rc.add_argument("--workers", type=int, default=1)
+    rc.add_argument("--independent", action="store_true",
+                    help="judge the leaves with the independent checker (verify/checker, "
+                    "proofs/checker.md) instead of re-running the engine that wrote them")
+    rc.add_argument("--any-box", action="store_true",
+                    help="recheck the file's own claim even when its box or constants differ "
+                    "from the registered check's and proofs/constants.toml")
     rc.set_defaults(handler=cmd_recheck)

@@ -13,6 +13,7 @@ four corners (a wrong gradient shows there).  A reader then trusts one leaf eval
 from __future__ import annotations
 
 import json
+import math
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
@@ -68,6 +69,8 @@ def coverage_problems(root: Box, boxes: list[Box]) -> list[str]:
     """Do the boxes tile the root (exact rationals)?"""
     fr = [tuple(Fraction(x) for x in b) for b in boxes]
     r = tuple(Fraction(x) for x in root)
+    if not (r[0] < r[1] and r[2] < r[3]):
+        return ["the root box has zero area: it claims nothing"]
     out = []
     for i, b in enumerate(fr):
         if not (r[0] <= b[0] < b[1] <= r[1] and r[2] <= b[2] < b[3] <= r[3]):
@@ -135,6 +138,9 @@ def _recheck_leaf(item: tuple) -> list[str]:
             out.append(f"leaf {index}: margin of {claim} missing")
             continue
         s_lo, s_hi = stored[claim]
+        if not (math.isfinite(s_lo) and math.isfinite(s_hi) and 0 < s_lo <= s_hi):
+            out.append(f"leaf {index}: stored margin of {claim} [{s_lo:.6g}, {s_hi:.6g}] is not a "
+                       "finite enclosure above 0 (a certified leaf's)")
         if hi < s_lo or lo > s_hi:
             out.append(f"leaf {index}: stored margin of {claim} [{s_lo:.6g}, {s_hi:.6g}] disagrees "
                        f"with the recomputed [{lo:.6g}, {hi:.6g}]")

@@ -36,6 +36,13 @@ MAX_DEPTH = 30
 CERTIFICATES = Path(__file__).resolve().parent.parent.parent / "certificates"
 
 
+def registered_box(group: str) -> tuple | None:
+    """(d_lo, d_hi, eps_lo, eps_hi) of the default profile's check of ``group`` (None: none):
+    the claim a certificate of the group is compared with by `verify recheck`."""
+    boxes = BOXES.get(group, {}).get(Profile.DEFAULT)
+    return tuple(boxes[0][:4]) if boxes else None
+
+
 def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case]:
     """One case per box of the profile (options ``d``/``eps`` replace them by one box: their
     range, with the first box's budget)."""
@@ -84,7 +91,26 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
         bad = min((lo for leaf in run.leaves if leaf.status == "failing"
                    for lo, _ in leaf.margins.values()), default=-math.inf)
         margin = bad
-    return Outcome(case.label, run.status, margin, Evidence.CERTIFIED,
-                   ("COUNTEREXAMPLE region: " if run.status is False else "")
-                   + run.summary(timed=False), margin_kind="difference",
+    status, detail = run.status, run.summary(timed=False)
+    if status is True:  # passes only when the independent checker agrees (proofs/checker.md)
+        verdict = independently(run, constants)
+        if verdict.ok:
+            detail += (f"; checked independently (verify/checker: every leaf, "
+                       f"{verdict.boxes} boxes, {verdict.split_leaves} leaves split further)")
+        else:
+            status, detail = False, detail + "; the independent checker REJECTS it: " + \
+                verdict.problems[0]
+    return Outcome(case.label, status, margin, Evidence.CERTIFIED,
+                   ("COUNTEREXAMPLE region: " if run.status is False else "") + detail,
+                   margin_kind="difference",
                    values={"leaves": len(run.leaves), "deepest": run.deepest})
+
+
+def independently(run, constants):
+    """The run's certificate judged by the independent checker (verify.checker), which shares
+    no code with the engine that found it."""
+    from ..checker import recheck as checker
+    from .certificate import certificate
+
+    values = getattr(constants, "untracked", lambda: constants)()  # the run has read its own
+    return checker.check(checker.read(certificate(run, values)))
