@@ -35,7 +35,7 @@ import matplotlib.pyplot as plt
 import mpmath
 
 from verify import constants as vconst
-from verify import notebook
+from verify.report import notebook
 from verify.checks import Case, Profile
 from verify.engine.symmetric import attention_state, evaluate_at
 from verify.results import cor1, thm2

@@ -36,7 +36,7 @@ import sympy as sp
 from IPython.display import display
 
 from verify import constants as vconst
-from verify import notebook
+from verify.report import notebook
 from verify.checks import Case, Evidence, Profile
 from verify.engine import symbolic
 from verify.engine.plans import three_phase

@@ -9,6 +9,7 @@ import copy
 import json
 import math
 import random
+import tempfile
 from fractions import Fraction
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from verify.certify.claims import margins as engine_margins  # noqa: E402
 from verify.checker import claims, model, recheck as checker  # noqa: E402
 from verify.cli import main  # noqa: E402
 from verify.constants import load, values  # noqa: E402
-from verify.engine import enumeration, expectations, schedules, symbolic  # noqa: E402
+from verify.engine import enumeration, expectations, generated, schedules, symbolic  # noqa: E402
 from verify.engine.certified import symmetric as ball_symmetric  # noqa: E402
 from verify.engine.symmetric import attention_state, evaluate_at  # noqa: E402
 
@@ -316,7 +317,8 @@ def tiny(d, eps, rel=1e-7):
 
 def _clear_symbolic_caches():
     for fn in (symbolic.moments_at_zero_attention, symbolic.three_phase_closed_forms,
-               symbolic.gap_rate_closed_form, ball_symmetric.arb_phases, ball_symmetric.arb_gap_rate):
+               symbolic.gap_rate_closed_form, generated.form, ball_symmetric.arb_phases,
+               ball_symmetric.arb_gap_rate):
         fn.cache_clear()
 
 
@@ -365,6 +367,7 @@ def eta2_with_d(mp):  # both places of the schedule, so the engine's own cross-c
 
 def phase2_sign(mp):  # mu_3 at alpha = 0 with the wrong sign: the Delta'(mu_2 - mu_3) term
     orig = symbolic.moments_at_zero_attention
+    mp.setenv("VERIFY_CACHE_DIR", tempfile.mkdtemp())  # derived afresh, never into the real cache
     _clear_symbolic_caches()
     mp.setattr(symbolic, "moments_at_zero_attention",
                lambda order=3: tuple(-x if i == 2 else x for i, x in enumerate(orig(order))))

@@ -19,7 +19,8 @@ def test_eval_json_matches_enumeration(capsys):
                        "--beta-s", "1.2", "--beta-j", "0.3", "--dps", "30", "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"d", "dps", "loss", "grad", "provenance"}
+    assert set(data) == {"command", "d", "dps", "evidence", "moments", "loss", "grad", "error", "provenance"}
+    assert data["evidence"] == "numeric" and set(data["error"]) >= {"kind", "loss", *data["grad"]}
     assert set(data["grad"]) == {"alpha_s", "alpha_j", "beta_s", "beta_j"}
     truth = symmetric_truth(3, "1.5", "-0.5", "1.2", "0.3", L=400, dps=40)
     with mpmath.workdps(40):
@@ -36,7 +37,7 @@ def test_eval_json_matches_enumeration(capsys):
     (["plan", "three-phase", "--d", "5", "--eps", "1.5"], "eps must be in (0, 1)"),
     (["plan", "three-phase", "--d", "5", "--eps", "0"], "eps must be in (0, 1)"),
     (["plan", "three-phase", "--d", "5", "--eps", "0.1", "--T", "-3"], "T must be an integer >= 0"),
-    (["check", "prop1.bound", "--workers", "x"], "invalid int value"),
+    (["check", "prop1.bound", "--workers", "x"], "expected an integer >= 1"),
     (["check", "prop1", "--d", "1"], "d must be integers >= 2"),
     (["check", "nonsense"], "unknown result or check"),
     (["check", "prop1.bound", "--set", "nope=1"], "unknown constant"),

@@ -6,7 +6,7 @@ from verify.constants import load
 from verify.engine.estimate import ErrorKind, Estimate
 from verify.report import exit_code, markdown
 from verify.results.common import difference_outcome, ratio_outcome
-from verify.runner import CheckReport
+from verify.run.runner import CheckReport
 
 PARAMS = {"d=3": {"d": 3}, "d=4": {"d": 4}, "d=10": {"d": 10}}
 
@@ -62,7 +62,7 @@ def test_headline_counts_held_out_cases_only():
     rep = report([out("d=3", True), out("d=4", True), out("d=10", True)], calibration=cal)
     assert len(rep.passed) == 1 and rep.in_sample_passed == (2, 2)
     text = markdown([rep], [rep.result], load(), Profile.QUICK)
-    assert "| 1 (in-sample 2/2) |" in text and "| `x.c` | `x.C` | d in {3, 4} | 2/2 | 1/1 |" in text
+    assert "| 1/1 held-out, +2/2 in-sample |" in text and "| `x.c` | `x.C` | d in {3, 4} | 2/2 | 1/1 |" in text
 
 
 def test_two_constants_measured_on_one_check_each_show_their_cases():

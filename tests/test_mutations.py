@@ -23,7 +23,7 @@ import sympy as sp
 from verify.checks import Case, Evidence, Outcome, Profile
 from verify.constants import load, values
 from verify.results import REGISTRY
-from verify.runner import CheckReport
+from verify.run.runner import CheckReport
 
 RED = ("FAIL", "undecided", "discrepancy not reproduced")
 # checks whose honest red under their mutation is not FAIL (every other one must FAIL)

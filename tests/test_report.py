@@ -5,7 +5,7 @@ from verify.cli import main
 
 
 def test_quick_profile_passes(capsys, tmp_path, monkeypatch):
-    import verify.cli as cli
+    from verify.cli import run as cli
 
     monkeypatch.setattr(cli, "REPORT_PATH", tmp_path / "REPORT.md")
     code = main(["all", "--profile", "quick", "--workers", "2", "--json", str(tmp_path / "r.json"),
@@ -37,7 +37,7 @@ def test_exhibit_is_drawn_from_its_check_outcomes():
     from verify.checks import Check, Evidence, Exhibit, Outcome, Profile, Result
     from verify.constants import load
     from verify.report import exhibit_tables, json_report, markdown
-    from verify.runner import CheckReport
+    from verify.run.runner import CheckReport
 
     check = Check("x.c", "step", "claim", Evidence.NUMERIC, lambda *a: [], lambda *a: None)
     result = Result("x", "Result X", "a claim", "none", (), checks=(check,),
@@ -56,7 +56,7 @@ def test_exhibit_is_drawn_from_its_check_outcomes():
 
 
 def test_default_report_links_the_recorded_full_report(tmp_path, monkeypatch):
-    import verify.cli as cli
+    from verify.cli import run as cli
     from verify.checks import Profile
     from verify.constants import load
     from verify.report import markdown

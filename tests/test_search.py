@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from verify import cli
+from verify.cli import app as cli
 from verify import search
 from verify.engine import general
 

@@ -47,6 +47,15 @@ def legend() -> str:
     return "; ".join(f"*{e.value}* = {text}" for e, text in EVIDENCE_DEFINITIONS.items()) + "."
 
 
+class Reach(str, Enum):
+    """How much of its claim's range a check's evidence covers: the whole stated range (a
+    symbolic proof, a certified box) or finitely many points (a grid of cases, the point a
+    search found).  The ledger counts "certified over a box" and "certified at a point" apart."""
+
+    RANGE = "range"
+    POINTS = "points"
+
+
 class Profile(str, Enum):
     QUICK = "quick"
     DEFAULT = "default"
@@ -98,6 +107,16 @@ class Check:
     cases: Callable[[Profile, Constants, Mapping[str, object]], Sequence[Case]]
     judge: Callable[[Case, Constants], Outcome]
     reconstructed: bool = False  # claim or constants are a reconstruction (see proofs/)
+    reach: Reach | None = None  # None: the whole range for symbolic evidence, points otherwise
+    scope: str = ""  # the part of the result's statement it tests ("" the whole; "at alpha = 0")
+    reads_outcomes: tuple[str, ...] = ()  # checks whose outcomes its judge reads: run after them
+
+    @property
+    def covers(self) -> Reach:
+        """What the evidence covers (see :class:`Reach`)."""
+        if self.reach is not None:
+            return self.reach
+        return Reach.RANGE if self.evidence is Evidence.SYMBOLIC else Reach.POINTS
 
 
 @dataclass(frozen=True)
@@ -144,6 +163,7 @@ class Result:
     hypotheses: str
     constants: tuple[str, ...]
     checks: tuple[Check, ...] = ()
+    short: str = ""  # the statement in about a dozen plain words (the report's summary row)
     document: str = ""
     notes: str = ""
     discrepancies: Mapping[str, Discrepancy] = field(default_factory=dict)  # by check id

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from ..journal import code_fingerprint
+from ..run.journal import code_fingerprint
 from .boxes import Box, Run, judge_box
 
 FORMAT = "verify-certificate/1"

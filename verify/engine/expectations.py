@@ -28,7 +28,7 @@ from typing import Any, Callable
 import mpmath
 
 from .quadrature import integrate
-from .symbolic import Family
+from .generated import Family
 
 GUARD_DIGITS = 10
 MERGE_RATIO = 8  # break points closer than this factor are one scale

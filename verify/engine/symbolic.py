@@ -22,14 +22,16 @@ the Phase-1 and Phase-2 gradients of Theorem 2 as exact functions of ``d`` and `
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Literal
+from typing import Callable
 
 import sympy as sp
 
-Family = Literal["mu", "nu"]
-GRAD_KEYS = ("alpha_s", "alpha_j", "beta_s", "beta_j")
+from . import generated
+from .generated import GRAD_KEYS, Family  # noqa: F401  (re-exported: the reduction's vocabulary)
+
 MAX_ORDER = 4
 
 d, eta1 = sp.symbols("d eta1", positive=True)
@@ -209,45 +211,55 @@ def three_phase_closed_forms() -> dict[str, sp.Expr]:
     }
 
 
-def lambdify_generic(args: tuple, exprs: list, namespace: dict | None = None) -> Callable[..., list]:
-    """``exprs`` as one Python function of ``args`` on any number type.
-
-    SymPy's mpmath printer writes rationals as ``mpf(p)/mpf(q)`` and integers as Python ints, so
-    with ``namespace`` supplying ``mpf`` (the number constructor), ``log`` and ``polylog`` the same
-    code runs on mpmath (default), Arb balls or anything else with + - * / and integer powers;
-    every coefficient stays exact."""
-    return sp.lambdify(args, exprs, modules=[dict(namespace or {}), "mpmath"])
-
-
 def lambdify_reduction(family: Family, namespace: dict | None = None) -> Callable[..., tuple]:
     """Numeric form of :func:`reduce_symmetric`: ``fn(d, beta_s, beta_j, M1..M4)`` returns
     ``(loss, dL/dalpha_s, dL/dalpha_j, dL/dbeta_s, dL/dbeta_j)`` (mpmath arithmetic, or the number
-    type of ``namespace``: see :func:`lambdify_generic`)."""
-    red = reduce_symmetric(family)
-    exprs = [red.loss, *(red.grad[key] for key in GRAD_KEYS)]
-    raw = lambdify_generic((d, beta_j, e0, D, *M), exprs, namespace)
-    anchor = "beta_j" if family == "mu" else "beta_s"
+    type of ``namespace``: see :mod:`verify.engine.generated`), through the generated code's cache
+    (:mod:`verify.engine.generated`)."""
+    return generated.reduction(family, namespace)
 
-    def fn(dd, bs, bj, *moments):
-        residual = (bj if anchor == "beta_j" else bs) - 2
-        return raw(dd, bj, residual, bs - bj, *moments)
 
-    return fn
+def form_source(name: str) -> dict:
+    """The Python code SymPy prints for one closed form (``reduction-mu``, ``reduction-nu``:
+    ``fn(d, beta_j, e0, Delta, M1..M4)``; ``phases``, ``gap-rate``: ``fn(d, eta1)`` with Li_2
+    as ``dilog_q(d)``), with the highest moment order it uses: what
+    :mod:`verify.engine.generated` caches."""
+    if name.startswith("reduction-"):
+        red = reduce_symmetric(name.split("-", 1)[1])
+        args, exprs, meta = (d, beta_j, e0, D, *M), [red.loss, *(red.grad[key] for key in GRAD_KEYS)], red.order
+    elif name == "phases":
+        forms = three_phase_closed_forms()
+        args, exprs, meta = (d, eta1), _in_dilog([forms[key] for key in PHASE_KEYS]), 0
+    elif name == "gap-rate":
+        args, exprs, meta = (d, eta1), _in_dilog([gap_rate_closed_form()]), 0
+    else:
+        raise ValueError(f"unknown closed form {name!r}")
+    # SymPy's mpmath printer writes rationals as mpf(p)/mpf(q) and integers as Python ints, so
+    # with a namespace supplying mpf (the number constructor), log and dilog_q the same code runs
+    # on mpmath, Arb balls or anything with + - * / and integer powers; every coefficient exact
+    fn = sp.lambdify(args, exprs, modules=["mpmath"])
+    return {"code": inspect.getsource(fn), "order": meta}
 
 
 PHASE_KEYS = ("beta1_s", "beta1_j", "grad2_alpha_s", "grad2_alpha_j")
 DILOG_Q = sp.Function("dilog_q")  # Li_2((d - 2)/(d - 1)) as one function of d
 
 
-def _lambdify_in_d(exprs: list, namespace: dict | None) -> Callable[..., list]:
-    """``exprs`` (functions of d and eta1) as ``fn(d, eta1)``, with Li_2((d - 2)/(d - 1)) as one
-    function ``dilog_q(d)``, increasing in d, so a number type of ranges can enclose it from the
-    ends of d's range: the ratio's own interval over a range of large d reaches past 1, where
-    Li_2 is complex.  ``namespace`` may give ``dilog_q``; by default it is its
-    ``polylog(2, (d - 2)/(d - 1))``."""
+def _in_dilog(exprs: list) -> list:
+    """``exprs`` with Li_2((d - 2)/(d - 1)) written as one function ``dilog_q(d)``, increasing in
+    d, so a number type of ranges can enclose it from the ends of d's range: the ratio's own
+    interval over a range of large d reaches past 1, where Li_2 is complex."""
     li2 = sp.polylog(2, (d - 2) / (d - 1))
     exprs = [e.subs(li2, DILOG_Q(d)) for e in exprs]
-    assert not any(e.has(sp.polylog) for e in exprs), "a Li_2 term the substitution missed"
+    if any(e.has(sp.polylog) for e in exprs):
+        raise ArithmeticError("a Li_2 term the substitution missed")
+    return exprs
+
+
+def _lambdify_in_d(name: str, namespace: dict | None) -> Callable[..., list]:
+    """The closed form ``name`` (a function of d and eta1, :func:`form_source`) as
+    ``fn(d, eta1)``; ``namespace`` may give ``dilog_q``, by default its
+    ``polylog(2, (d - 2)/(d - 1))``."""
     ns = dict(namespace or {})
     if "dilog_q" not in ns:
         polylog = ns.get("polylog")
@@ -255,15 +267,14 @@ def _lambdify_in_d(exprs: list, namespace: dict | None) -> Callable[..., list]:
             import mpmath
             polylog = mpmath.polylog
         ns["dilog_q"] = lambda x: polylog(2, (x - 2) / (x - 1))
-    return lambdify_generic((d, eta1), exprs, ns)
+    return generated.compile_form(name, ns)
 
 
 def lambdify_phases(namespace: dict | None = None) -> Callable[..., list]:
     """:func:`three_phase_closed_forms` as ``fn(d, eta1) -> [beta1_s, beta1_j, grad2_alpha_s,
     grad2_alpha_j]`` on the number type of ``namespace`` (needs ``log`` and ``polylog``;
     Li_2 enters through ``dilog_q``, see :func:`_lambdify_in_d`)."""
-    forms = three_phase_closed_forms()
-    return _lambdify_in_d([forms[key] for key in PHASE_KEYS], namespace)
+    return _lambdify_in_d("phases", namespace)
 
 
 @lru_cache(maxsize=None)
@@ -281,4 +292,4 @@ def gap_rate_closed_form() -> sp.Expr:
 
 def lambdify_gap_rate(namespace: dict | None = None) -> Callable[..., list]:
     """:func:`gap_rate_closed_form` as ``fn(d, eta1) -> [rate]`` (see :func:`_lambdify_in_d`)."""
-    return _lambdify_in_d([gap_rate_closed_form()], namespace)
+    return _lambdify_in_d("gap-rate", namespace)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..journal import JournalError
+from ..run.journal import JournalError
 from . import figure, grid, table
 from .plans import PLANS
 from .run import TASKS, settings

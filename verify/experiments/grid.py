@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..checks import Evidence, Outcome
-from ..journal import PACKAGE, Journal, run_key
+from ..run.journal import PACKAGE, Journal, run_key
 from . import config
 from .run import TASKS, run_one, settings
 

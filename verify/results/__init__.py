@@ -1,6 +1,8 @@
 """The paper's results, one module each, registered here in the paper's order."""
 from __future__ import annotations
 
+from typing import Sequence
+
 from ..checks import Result
 from . import contrast, cor1, experiments, lemma_low_attention, lemma_symmetry, prop1, prop2, prop3, prop4, thm1, thm2
 
@@ -28,3 +30,16 @@ def by_id(result_id: str) -> Result:
         if result.id == result_id:
             return result
     raise KeyError(result_id)
+
+
+def select(ids: Sequence[str] | None = None) -> list[Result]:
+    """The results of ``verify all`` (the registry), or those named (a result id or a check id,
+    the experiments' claims included); an unknown id raises ``KeyError`` naming it."""
+    if not ids:
+        return list(REGISTRY)
+    known = REGISTRY + EXPERIMENTS
+    chosen = [r for r in known if r.id in ids or any(c.id in ids for c in r.checks)]
+    unknown = set(ids) - {r.id for r in known} - {c.id for r in known for c in r.checks}
+    if unknown:
+        raise KeyError(", ".join(sorted(unknown)))
+    return chosen

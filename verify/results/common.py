@@ -11,7 +11,7 @@ import sympy as sp
 from ..checks import Case, Evidence, Outcome, Profile
 from ..engine.estimate import ErrorKind, Estimate
 from ..engine.precision import to_mpf
-from ..memo import judge as judge_once  # noqa: F401  (re-exported: a check reading another's outcome)
+from ..run.memo import judge as judge_once  # noqa: F401  (re-exported: a check reading another's outcome)
 
 
 def log_grid(lo: float, hi: float, n: int, integer: bool = False) -> list:

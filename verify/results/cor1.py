@@ -12,7 +12,7 @@ from typing import Mapping
 
 import mpmath
 
-from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result, Reach
 from ..engine.estimate import ErrorKind, Estimate
 from . import cor1_samples
 from .common import ratio_outcome
@@ -46,6 +46,7 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="cor1",
     name="Corollary 1",
+    short="The three-phase plan on finite samples: risk <= eps with high probability",
     statement="eta3 = 1, T = ceil(72/eps), eta2 >= C d^2/eta1 ln(d/eps): L_s(alpha', beta'') <= eps",
     hypotheses="d >= 3, eps in (0,1), eta1 <= sqrt(d); population gradients, and sampled ones with N1 >= C d ln d, N3 >= C ln d/eps, C = C(c) = cor1.C max(1, c) for the exponent c (reconstructed)",
     constants=("cor1.C", "cor1.T_numerator", "thm2.eta1_scale", "cor1.c", "cor1.delta",
@@ -54,9 +55,9 @@ RESULT = Result(
     checks=(
         Check("cor1.certified_box", "Corollary 1 (certified)",
               "L_s(alpha', beta'') <= eps with T >= 72/eps for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified,
-              reconstructed=True),  # the schedule's step sizes are reconstructed
+              reconstructed=True, reach=Reach.RANGE, scope="population schedule"),  # the schedule's step sizes are reconstructed
         Check("cor1.population", "Corollary 1", "L_s(alpha', beta'') <= eps with T = ceil(72/eps)",
-              Evidence.NUMERIC, _cases, _judge_final, reconstructed=True),
+              Evidence.NUMERIC, _cases, _judge_final, reconstructed=True, scope="population schedule"),
         *cor1_samples.CHECKS,
     ),
     exhibits=cor1_samples.EXHIBITS,

@@ -391,7 +391,7 @@ CHECKS = (
           "P(L_s(alpha_hat', beta_hat'') <= eps) >= 1 - 3d^-c with N1 = C d ln d, N3 = C ln d/eps, "
           "C = C(c) = cor1.C max(1, c) (exact binomial test, power >= 0.9 to reject at "
           "1 - 3d^-c - delta and to pass at 1 - 3d^-c)", Evidence.STATISTICAL,
-          _sample_cases, _judge_samples, reconstructed=True),
+          _sample_cases, _judge_samples, reconstructed=True, scope="finite samples"),
     Check("cor1.sample_C", "Corollary 1 (finite samples, constant)",
           "exhibit: smallest C (eta2, N1, N3 together) with success fraction >= 1 - 3d^-c "
           "(the measurement cor1.C is calibrated on)", Evidence.EXHIBIT, _scan_cases, _judge_scan,
@@ -400,7 +400,7 @@ CHECKS = (
           "success probability against N1/(d ln d) and N3 eps/ln d; where the size meets "
           "C (factor >= C(c) = cor1.C max(1, c)) the exact test of cor1.samples, below it an "
           "exhibit row",
-          Evidence.STATISTICAL, _sweep_cases, _judge_sweep, reconstructed=True),
+          Evidence.STATISTICAL, _sweep_cases, _judge_sweep, reconstructed=True, scope="finite samples"),
 )
 
 EXHIBITS = (

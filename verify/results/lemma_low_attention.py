@@ -174,6 +174,7 @@ def _judge_per_word(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="lemma-low-attention",
     name="Lemma (A.5)",
+    short="Some target gets total squared attention <= H/d",
     statement="some s has sum_h E[(gamma_s^(h))^2] <= H/d",
     hypotheses="any attention alpha^(1..H), d >= 2",
     constants=("lemma.low_attention_factor",),

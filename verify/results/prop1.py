@@ -11,7 +11,7 @@ from typing import Mapping
 import mpmath
 import sympy as sp
 
-from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result, Reach
 from ..engine import schedules
 from ..engine.symmetric import SymmetricPoint, evaluate
 from .common import grid, log_grid, ratio_outcome, smallest_passing
@@ -244,18 +244,20 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="prop1",
     name="Proposition 1",
+    short="An attention gap >= ln(4d/eps^2) with beta = 2e_s gives risk <= eps",
     statement="beta = 2e_s, alpha_s - max_j alpha_j >= ln(4d/eps^2) gives L_s <= eps",
     hypotheses="d >= 2, eps in (0, 1)",
     constants=("prop1.attention_constant",),
     document="proofs/prop1.md",
     checks=(
         Check("prop1.certified_box", "Proposition 1 (certified)",
-              "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps for every real d, eps in the box (Arb balls, branch and bound)", Evidence.CERTIFIED, _certified_cases, _judge_certified),
+              "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps for every real d, eps in the box (Arb balls, branch and bound)", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              reach=Reach.RANGE),
         Check("prop1.bound", "Proposition 1", "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps",
               Evidence.NUMERIC, _cases, _judge_bound),
         Check("prop1.general", "Proposition 1 (any alpha)",
               "L_s(alpha, 2 e_s) <= eps for non-symmetric alpha with alpha_s - max_j alpha_j = ln(4d/eps^2)",
-              Evidence.NUMERIC, _general_cases, _judge_general),
+              Evidence.NUMERIC, _general_cases, _judge_general, scope="for non-symmetric alpha at the exact gap"),
         Check("prop1.long_words", "A.2 step 1", "P(|w| > 2d/eps) < e^(-2/eps)",
               Evidence.SYMBOLIC, _symbolic_cases, _judge_long_words),
         Check("prop1.long_contribution", "A.2 step 2", "2 e^(-2/eps) < eps/2",

@@ -275,6 +275,7 @@ def _judge_large(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="prop2",
     name="Proposition 2",
+    short="Output fixed, attention trained alone: some target keeps risk >= c1",
     statement="for every fixed output beta~ some s has inf_alpha L_s(alpha, beta~) >= c1",
     hypotheses="d >= 2; s = argmin beta~; beta~_s >= 1 gives 1/4 (text), the other case's c1 is measured",
     constants=("prop2.c1",),

@@ -260,6 +260,7 @@ def uniform_floor_exact(d: int) -> mpmath.mpf:
 RESULT = Result(
     id="prop3",
     name="Proposition 3",
+    short="Attention fixed, output trained alone: some target keeps risk >= c2",
     statement="for every fixed attention alpha some s has inf_beta L_s(alpha, beta) >= c2",
     hypotheses="d >= 3 (d = 2 is learnable by the output alone); constant c2 lost, measured here",
     constants=("prop3.c2",),
@@ -267,11 +268,11 @@ RESULT = Result(
     checks=(
         Check("prop3.uniform", "Proposition 3 (alpha = 0)",
               "max_s inf_beta L_s(0, beta) >= c2 (values at the profile's d, up to 10^5 by default)",
-              Evidence.NUMERIC, _uniform_cases, _judge_uniform, reconstructed=True),
+              Evidence.NUMERIC, _uniform_cases, _judge_uniform, reconstructed=True, scope="at alpha = 0"),
         Check("prop3.uniform_symbolic", "Proposition 3 (alpha = 0, all d)",
               "max_s inf_beta L_s(0, beta) = 1/2 - (d-2)/(2(d-1) ln(d-1)) >= 1/2 - 1/(4 ln 2) >= c2 "
               "for every d >= 3", Evidence.SYMBOLIC,
-              single_case("all d >= 3"), _judge_uniform_symbolic, reconstructed=True),
+              single_case("all d >= 3"), _judge_uniform_symbolic, reconstructed=True, scope="at alpha = 0"),
         Check("prop3.floor", "Proposition 3",
               "min over searched alpha of max_s inf_beta L_s(alpha, beta) >= c2",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),

@@ -354,6 +354,7 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="prop4",
     name="Proposition 4",
+    short="At most sqrt(d) heads, attention fixed: some target keeps risk >= c4",
     statement="H <= head_factor sqrt(d) heads, fixed attention, ||B||_F <= d^(1/4): some s has inf_B L_s >= c4",
     hypotheses="d >= 3; constants c4 and head_factor lost, measured here; radius d^(1/4) (text)",
     constants=("prop4.c4", "prop4.head_factor", "prop4.radius_scale"),

@@ -359,6 +359,7 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="thm1",
     name="Theorem 1",
+    short="One attention step first, then any output: some target keeps risk >= 1/6912",
     statement="one attention step from alpha = 0, then any output: some s has L_s >= c3 = 1/6912",
     hypotheses="d >= 9, beta0 independent of s, any eta >= 0 (statement reconstructed, constants text)",
     constants=("thm1.c3", "thm1.c_large_output"),
@@ -368,7 +369,7 @@ RESULT = Result(
         Check("thm1.large_output", "A.6 case beta_s > d/4 (text: >= 1/2080)",
               "min over beta with beta_s >= d/4 of L_s(alpha'_s, beta) >= c_large_output over "
               "searched beta0, eta and every s", Evidence.SEARCH, _large_cases, _judge_large,
-              reconstructed=True),
+              reconstructed=True, scope="case beta_s > d/4"),
         Check("thm1.floor", "Theorem 1 (measured)",
               "max_s min_beta L_s(-eta grad_alpha L_s(0, beta0), beta) >= c3 over searched beta0, eta",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),

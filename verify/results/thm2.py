@@ -13,7 +13,7 @@ import mpmath
 import sympy as sp
 
 from ..checks import (Calibration, Case, Check, Constants, Discrepancy, Evidence, Exhibit, Outcome,
-                      Profile, Result)
+                      Profile, Reach, Result)
 from ..engine.estimate import ErrorKind, Estimate
 from ..engine.plans import ThreePhase, three_phase
 from ..engine.symmetric import attention_state
@@ -269,6 +269,7 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="thm2",
     name="Theorem 2",
+    short="Output step, attention step, output training: risk <= eps for every target",
     statement="the three-phase plan reaches L_s(alpha', beta'') <= eps for every s",
     hypotheses="d >= 3, eps in (0,1); eta1 <= sqrt(d), eta2 = C d^2/eta1 ln(d/eps), eta3 = 1, T >= 4d ln(16d/eps) (step sizes reconstructed)",
     constants=("thm2.C", "thm2.eta1_scale", "thm2.T_factor"),
@@ -276,7 +277,7 @@ RESULT = Result(
     checks=(
         Check("thm2.certified_box", "Theorem 2 and A.7 (certified)",
               "L_s(alpha', beta'') <= eps and the A.7 steps (contraction, initial distance, optimum, delta) for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified,
-              reconstructed=True),  # the schedule's step sizes are reconstructed
+              reconstructed=True, reach=Reach.RANGE),  # the schedule's step sizes are reconstructed
         Check("thm2.hypotheses", "Theorem 2 (hypotheses)",
               "configured constants inside the hypotheses: eta1_scale <= 1 (eta1 <= sqrt(d)), "
               "T_factor >= 4 (T >= 4d ln(16d/eps))", Evidence.SYMBOLIC, _symbolic_cases,

@@ -1,7 +1,7 @@
 """Loss, gradient and the three-phase plan at background-symmetric parameters, on Arb balls.
 
 The same SymPy reduction as :mod:`verify.engine.symmetric` (exact rational coefficients, see
-:func:`verify.engine.symbolic.lambdify_generic`) evaluated on the ball moments of
+:func:`verify.engine.symbolic.form_source`) evaluated on the ball moments of
 :mod:`verify.engine.certified.moments`; Phase 1 and Phase 2 from their closed forms
 (:func:`verify.engine.symbolic.three_phase_closed_forms`), Phase 3 from the 2x2 quadratic:
 

@@ -14,18 +14,14 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Mapping
 
-from rich.console import Console
-
-from . import constants as constants_mod
-from . import dependencies as deps
-from . import diff as diff_mod
-from . import report, runner
-from . import slack as slack_mod
-from .checks import Profile
-from .journal import code_fingerprint
-from .results import REGISTRY
-
-LoadConstants = Callable[[argparse.Namespace], dict]
+from .. import constants as constants_mod
+from ..checks import Profile
+from ..regression import dependencies as deps
+from ..regression import diff as diff_mod
+from ..regression import slack as slack_mod
+from ..run.journal import code_fingerprint
+from . import args as cli_args
+from .run import console, load_constants
 SLACK_REPORT = Path("reports") / "slack.md"  # relative to the project's root
 
 
@@ -64,6 +60,8 @@ def affected_ids(args: argparse.Namespace, consts: Mapping[str, constants_mod.Co
     if not keys:
         print(f"no constant differs from {args.affected_by_diff}: no check to run")
         return []
+    from ..results import REGISTRY
+
     dep = deps.load_map()
     stale_note(dep)
     ids = deps.affected(keys, deps.all_checks(REGISTRY), dep)
@@ -74,13 +72,17 @@ def affected_ids(args: argparse.Namespace, consts: Mapping[str, constants_mod.Co
 
 # ------------------------------------------------------------------------------ explain
 
-def cmd_explain(args: argparse.Namespace, console: Console, load: LoadConstants) -> int:
+def cmd_explain(args: argparse.Namespace) -> int:
+    from ..results import REGISTRY
+
+    cli_args.check_outputs(args, ("json",))
     dep = deps.load_map()
     stale_note(dep)
-    info = deps.explain(args.key, load(args), REGISTRY, dep)
+    info = deps.explain(args.key, load_constants(args), REGISTRY, dep)
     if args.json:
-        print(json.dumps(info, indent=2))
-        return 0
+        cli_args.write_text(args.json, json.dumps(info, indent=2), "--json")
+        if args.json == cli_args.STDOUT:
+            return 0
     out = [f"{info['key']} = {info['value']} (~{float(Fraction(info['exact'])):.6g})",
            f"  meaning: {info['meaning']}", f"  source:  {info['source']}",
            f"read by {len(info['checks'])} checks (recorded in a run of the {dep.profile} profile):"]
@@ -88,7 +90,7 @@ def cmd_explain(args: argparse.Namespace, console: Console, load: LoadConstants)
             for r in info["checks"]]
     out.append(f"proof steps ({len(info['proof_steps'])}):")
     out += [f"  {p['document']} {p['step']}: {_short(p['text'])}" for p in info["proof_steps"]]
-    console.print("\n".join(out), highlight=False, markup=False, soft_wrap=True)
+    console().print("\n".join(out), highlight=False, markup=False, soft_wrap=True)
     return 0
 
 
@@ -98,30 +100,40 @@ def _short(text: str, width: int = 110) -> str:
 
 # ------------------------------------------------------------------------------ deps
 
-def cmd_deps(args: argparse.Namespace, console: Console, load: LoadConstants) -> int:
+def cmd_deps(args: argparse.Namespace) -> int:
     if args.source and args.json:
         raise deps.DependencyError("--json writes the report of a run: not with --from")
+    cli_args.check_outputs(args, ("json",))
     if args.source:
         dep = deps.from_json_report(Path(args.source))
     else:
+        from ..report import provenance
+        from .. import report
+        from ..results import REGISTRY, by_id
+        from ..run import runner
+
         checked = [r for r in REGISTRY if r.checked]
         consts = constants_mod.load()
         profile = Profile(deps.MAP_PROFILE)
-        reports = runner.run(checked, constants_mod.values(consts), profile, workers=args.workers)
+        prov = provenance.record(constants_mod.source_label(), constants_mod.sha256(), [], profile.value)
+        reports = runner.run(checked, constants_mod.values(consts), profile, workers=args.workers,
+                             resolve=by_id)
         dep = deps.from_reports(reports, deps.MAP_PROFILE, code_fingerprint())
         if args.json:
-            Path(args.json).write_text(report.json_report(reports, list(REGISTRY), consts, profile))
+            cli_args.write_text(args.json, report.json_report(reports, list(REGISTRY), consts, profile, prov),
+                                "--json")
+    out = console(stderr=args.json == cli_args.STDOUT)
     if args.write:
         deps.MAP_FILE.write_text(deps.dumps(dep))
-        console.print(f"wrote {deps.MAP_FILE.name} ({len(dep.reads)} checks)", highlight=False)
+        out.print(f"wrote {deps.MAP_FILE.name} ({len(dep.reads)} checks)", highlight=False)
         return 0
     recorded = deps.load_map()
     changed = sorted(c for c in set(dep.reads) | set(recorded.reads)
                      if dep.reads.get(c) != recorded.reads.get(c))
     for cid in changed:
-        console.print(f"{cid}: recorded {list(recorded.reads.get(cid, ['(absent)']))}, "
+        out.print(f"{cid}: recorded {list(recorded.reads.get(cid, ['(absent)']))}, "
                       f"now {list(dep.reads.get(cid, ['(absent)']))}", highlight=False, markup=False)
-    console.print("dependency map up to date" if not changed else
+    out.print("dependency map up to date" if not changed else
                   f"{len(changed)} checks differ from the recorded map: run verify deps --write",
                   highlight=False)
     return 1 if changed else 0
@@ -129,16 +141,15 @@ def cmd_deps(args: argparse.Namespace, console: Console, load: LoadConstants) ->
 
 # ------------------------------------------------------------------------------ slack
 
-def cmd_slack(args: argparse.Namespace, console: Console, load: LoadConstants) -> int:
+def cmd_slack(args: argparse.Namespace) -> int:
+    from ..results import REGISTRY
+
     if bool(args.key) == bool(args.all):
         raise deps.DependencyError("give one KEY or --all")
     if (args.lo is None) != (args.hi is None):
         raise deps.DependencyError("--lo and --hi go together")
-    for flag in ("output", "json"):
-        value = getattr(args, flag)
-        if value and not Path(value).resolve().parent.is_dir():
-            raise deps.DependencyError(f"--{flag}: no such directory: {Path(value).parent}")
-    consts = load(args)
+    cli_args.check_outputs(args, ("output", "json"))
+    consts = load_constants(args)
     keys = deps.check_keys([args.key] if args.key else list(slack_mod.MEASURED), consts)
     lo = hi = None
     if args.lo is not None:
@@ -157,6 +168,7 @@ def cmd_slack(args: argparse.Namespace, console: Console, load: LoadConstants) -
         raise deps.DependencyError(f"--only: unknown result or check: {', '.join(sorted(unknown))}")
     options = {k: v for k, v in {"d": args.d, "eps": args.eps}.items() if v}
     found = []
+    out = console(stderr=args.json == cli_args.STDOUT)
     for key in keys:
         readers = [c for c in checks if c.id in dep.readers(key, checks)
                    and (not only or c.id in only or c.id.partition(".")[0] in only)]
@@ -167,12 +179,14 @@ def cmd_slack(args: argparse.Namespace, console: Console, load: LoadConstants) -
             print(f"verify: {exc}", file=sys.stderr)
             return 1
         found.append(s)
-        console.print(slack_mod.line(s), highlight=False, markup=False, soft_wrap=True)
+        out.print(slack_mod.line(s), highlight=False, markup=False, soft_wrap=True)
     if args.json:
-        Path(args.json).write_text(json.dumps([slack_mod.as_dict(s) for s in found], indent=2) + "\n")
+        cli_args.write_text(args.json, json.dumps([slack_mod.as_dict(s) for s in found], indent=2) + "\n",
+                            "--json")
     if args.output:
-        Path(args.output).write_text(slack_mod.markdown(found, _slack_command(args), Profile(args.profile)))
-        console.print(f"wrote {args.output}", highlight=False)
+        cli_args.write_text(args.output, slack_mod.markdown(found, _slack_command(args), Profile(args.profile)),
+                            "--output")
+        out.print(f"wrote {args.output}", highlight=False)
     return 0
 
 
@@ -189,16 +203,17 @@ def _slack_command(args: argparse.Namespace) -> str:
 
 # ------------------------------------------------------------------------------ diff
 
-def cmd_diff(args: argparse.Namespace, console: Console, load: LoadConstants) -> int:
+def cmd_diff(args: argparse.Namespace) -> int:
     if not args.factor > 1:
         raise deps.DependencyError(f"--factor must be > 1, got {args.factor:g}")
+    cli_args.check_outputs(args, ("json",))
     old, new = diff_mod.load_report(Path(args.old)), diff_mod.load_report(Path(args.new))
     result = diff_mod.compare(old, new, args.factor)
     if result["provenance_warning"]:
         print(f"verify: {result['provenance_warning']}", file=sys.stderr)
     if args.json:
-        print(diff_mod.to_json(result))
-    else:
+        cli_args.write_text(args.json, diff_mod.to_json(result), "--json")
+    if not args.json or args.json != cli_args.STDOUT:
         print(diff_mod.markdown(result, Path(args.old).name, Path(args.new).name))
     return result["exit_code"]
 
@@ -213,54 +228,49 @@ def add_affected_options(p: argparse.ArgumentParser) -> None:
                         "OLD.toml and the constants of this run")
 
 
-def add_parsers(sub, command: Callable, handler: Callable, d_range: Callable,
-                eps_list: Callable) -> None:
+def add_parsers(sub, command: Callable) -> None:
     """Register explain, deps, slack and diff; ``command(sub, name, purpose, example)`` makes a
-    subcommand (its help says what it is for, with an example); ``handler(fn)`` adapts a
-    command function."""
+    subcommand (its help says what it is for, with an example)."""
     ex = command(sub, "explain", "a constant's value, meaning, source, and the checks and proof "
                  "steps that read it", "verify explain thm1.c3")
-    ex.add_argument("key")
-    ex.add_argument("--constants", metavar="FILE")
-    ex.add_argument("--set", action="append", metavar="KEY=VALUE")
-    ex.add_argument("--json", action="store_true", help="print one JSON object")
-    ex.set_defaults(handler=handler(cmd_explain))
+    ex.add_argument("key", help="a constant's key (see proofs/constants.toml)")
+    cli_args.add_constants(ex)
+    cli_args.add_json(ex, "the explanation")
+    ex.set_defaults(handler=cmd_explain)
 
     de = command(sub, "deps", "record which checks read which constants (a quick-profile run) "
-                 "and compare with verify/dependency_map.json, or --write it", "verify deps")
+                 "and compare with the recorded map, or --write it", "verify deps")
     de.add_argument("--from", dest="source", metavar="REPORT.json",
                     help="take the reads from a `verify all --json` report instead of running")
-    de.add_argument("--write", action="store_true", help="write verify/dependency_map.json")
-    de.add_argument("--workers", type=int, default=1)
-    de.add_argument("--json", metavar="PATH", help="also write the run's JSON report (a baseline "
-                    "for verify diff)")
-    de.set_defaults(handler=handler(cmd_deps))
+    de.add_argument("--write", action="store_true", help="write verify/regression/dependency_map.json")
+    de.add_argument("--workers", type=cli_args.positive, default=1, help="processes for the quick-profile run")
+    cli_args.add_json(de, "the run's report (a baseline for verify diff)")
+    de.set_defaults(handler=cmd_deps)
 
     sl = command(sub, "slack", "the largest (or smallest) value of a constant for which every "
                  "check reading it still passes", "verify slack thm1.c3 --d 9")
-    sl.add_argument("key", nargs="?")
+    sl.add_argument("key", nargs="?", help="a constant's key (or --all)")
     sl.add_argument("--all", action="store_true", help="every measured constant: " + ", ".join(slack_mod.MEASURED))
-    sl.add_argument("--d", type=d_range, help="values of d: N, A-B or a comma list")
-    sl.add_argument("--eps", type=eps_list, help="comma list of eps in (0, 1)")
+    sl.add_argument("--d", type=cli_args.d_range, help="values of d: N, A-B or a comma list")
+    sl.add_argument("--eps", type=cli_args.eps_list, help="comma list of eps in (0, 1)")
     sl.add_argument("--lo", help="lower end of the bracket (an exact rational: 1/7000)")
     sl.add_argument("--hi", help="upper end of the bracket")
     sl.add_argument("--only", metavar="ID[,ID]", help="only these of the reading checks (a check "
                     "or result id): how far before the conclusion itself breaks")
     sl.add_argument("--rtol", default="1/100", help="relative width at which bisection stops (1/100)")
-    sl.add_argument("--profile", choices=[x.value for x in Profile], default="quick")
-    sl.add_argument("--constants", metavar="FILE")
-    sl.add_argument("--set", action="append", metavar="KEY=VALUE")
-    sl.add_argument("--output", metavar="PATH", help="write the slack table as Markdown")
-    sl.add_argument("--json", metavar="PATH", help="write the slacks as JSON")
-    sl.set_defaults(handler=handler(cmd_slack))
+    sl.add_argument("--profile", choices=[x.value for x in Profile], default="quick",
+                    help="the profile whose cases are probed (default quick)")
+    cli_args.add_constants(sl)
+    cli_args.add_output(sl, "write the slack table as Markdown")
+    cli_args.add_json(sl, "the slacks")
+    sl.set_defaults(handler=cmd_slack)
 
     di = command(sub, "diff", "what changed between two JSON reports; exit 1 on a check that "
                  "went from pass to fail or undecided", "verify diff old.json new.json")
-    di.add_argument("old")
-    di.add_argument("new")
+    di.add_argument("old", help="the earlier JSON report (verify all --json)")
+    di.add_argument("new", help="the later JSON report")
     di.add_argument("--factor", type=float, default=diff_mod.DEFAULT_FACTOR,
                     help="report worst margins that moved by more than this factor (2)")
-    fmt = di.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print one JSON object")
-    fmt.add_argument("--markdown", action="store_true", help="print Markdown (the default)")
-    di.set_defaults(handler=handler(cmd_diff))
+    cli_args.add_json(di, "the differences (instead of Markdown on standard output)")
+    di.add_argument("--markdown", action="store_true", help="print Markdown (the default)")
+    di.set_defaults(handler=cmd_diff)

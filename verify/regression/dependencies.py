@@ -18,11 +18,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from .checks import Check, Result
-from .constants import Constant
+from ..checks import Check, Result
+from ..constants import Constant
 
 MAP_FILE = Path(__file__).resolve().parent / "dependency_map.json"
-PROOFS = Path(__file__).resolve().parent.parent / "proofs"
+PROOFS = Path(__file__).resolve().parents[2] / "proofs"
 MAP_PROFILE = "quick"
 
 

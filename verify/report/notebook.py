@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Callable, Mapping
 
-from .checks import Constants, Outcome, Profile, Result
+from ..checks import Constants, Outcome, Profile, Result
 
 FIGDIR_VARIABLE = "VERIFY_NOTEBOOK_FIGDIR"
 VERDICT = {True: "PASS", False: "FAIL", None: "undecided"}

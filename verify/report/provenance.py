@@ -14,10 +14,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Sequence
 
-from ._version import __version__
-from .journal import code_fingerprint
+from .._version import __version__
+from ..run.journal import code_fingerprint
 
-SOURCE_ROOT = Path(__file__).resolve().parent.parent  # the checkout's root, when there is one
+SOURCE_ROOT = Path(__file__).resolve().parents[2]  # the checkout's root, when there is one
 REPORT_OUTPUTS = ("REPORT.md", "reports")  # written by runs: a changed report is not a changed tree
 CORE_LIBRARIES = ("mpmath", "gmpy2", "sympy", "numpy")
 OPTIONAL_LIBRARIES = ("python-flint", "scipy", "dask")  # named when installed

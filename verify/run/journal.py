@@ -14,15 +14,15 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Mapping, NamedTuple
 
-from .checks import Evidence, Outcome
+from ..checks import Evidence, Outcome
 
 
 class JournalError(Exception):
     """The journal cannot be used for this run (other key, unreadable line)."""
 
 
-PACKAGE = Path(__file__).resolve().parent
-COMPUTING = ("checks.py", "engine", "results", "certify")  # what outcomes depend on (not the presentation)
+PACKAGE = Path(__file__).resolve().parent.parent  # the verify package
+COMPUTING = ("checks.py", "engine", "results", "certify", "checker")  # what outcomes depend on (not the presentation)
 
 
 def code_fingerprint(root: Path = PACKAGE) -> str:
@@ -74,6 +74,26 @@ def outcome_from_record(line: str) -> tuple[tuple[str, str], Outcome, Timing]:
             Timing(float(record["seconds"]), None if cpu is None else float(cpu)))
 
 
+def key_difference(stored: object, key: Mapping) -> str:
+    """Which settings of two run keys differ, in a few words ("profile quick, not default";
+    "constants thm2.C"; "computing code")."""
+    if not isinstance(stored, Mapping):
+        return "no run key"
+    out = []
+    if stored.get("profile") != key.get("profile"):
+        out.append(f"profile {stored.get('profile')}, not {key.get('profile')}")
+    old, new = stored.get("constants") or {}, key.get("constants") or {}
+    changed = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+    if changed:
+        shown = ", ".join(f"{k} = {old.get(k, '(absent)')}" for k in changed[:3])
+        out.append(f"constants {shown}" + (f" and {len(changed) - 3} more" if len(changed) > 3 else ""))
+    if stored.get("options") != key.get("options"):
+        out.append(f"options {json.dumps(stored.get('options'), sort_keys=True)}")
+    if stored.get("code") != key.get("code"):
+        out.append("other computing code")
+    return "; ".join(out) or "another key"
+
+
 class Journal:
     """Append-only record of finished cases, keyed by (check id, case label).  Opening an
     existing journal resumes it (a last line cut short by a stop is dropped)."""
@@ -81,20 +101,26 @@ class Journal:
     def __init__(self, path: Path, key: dict) -> None:
         self.path = path
         self.done: dict[tuple[str, str], tuple[Outcome, Timing]] = {}
-        if path.exists() and path.stat().st_size > 0:
-            self._load(key)
-        else:
-            path.write_text(json.dumps({"key": key}) + "\n")
+        try:
+            if path.exists() and path.stat().st_size > 0:
+                self._load(key)
+            else:
+                path.write_text(json.dumps({"key": key}) + "\n")
+        except IsADirectoryError:
+            raise JournalError(f"journal {path} is a directory: name a file") from None
+        except OSError as exc:
+            raise JournalError(f"cannot use journal {path}: {exc.strerror}") from None
 
     def _load(self, key: dict) -> None:
-        lines = self.path.read_text().splitlines()
         try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
             stored = json.loads(lines[0]).get("key")
-        except (json.JSONDecodeError, AttributeError):
-            raise JournalError(f"{self.path}: not a verify journal") from None
+        except (UnicodeDecodeError, json.JSONDecodeError, AttributeError, IndexError):
+            raise JournalError(f"{self.path} is not a verify journal (its first line is not a "
+                               "run key); remove it or choose another journal") from None
         if stored != key:
-            raise JournalError(f"{self.path} was written by a run with another profile, constants, "
-                               "options or code; remove it or choose another journal")
+            raise JournalError(f"{self.path} was written by another run ({key_difference(stored, key)}); "
+                               "remove it or choose another journal")
         for number, line in enumerate(lines[1:], start=2):
             try:
                 where, outcome, timing = outcome_from_record(line)

@@ -56,8 +56,8 @@ def moved(old: float | None, new: float | None, factor: float) -> bool:
 def provenance_warning(old: Mapping, new: Mapping) -> str | None:
     """One line when both reports carry a provenance block and the blocks differ."""
     a, b = old.get("provenance"), new.get("provenance")
-    if not isinstance(a, dict) or not isinstance(b, dict) or a == b:
-        return None
+    if not isinstance(a, dict) or not isinstance(b, dict) or not a or not b or a == b:
+        return None  # a side without provenance (an older report) says nothing to compare
     keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
     return f"warning: the reports differ in provenance ({', '.join(keys)}): not the same code or set-up"
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Mapping, Sequence
 
-from .checks import Check, Profile
+from ..checks import Check, Profile
 from .dependencies import DependencyError
 
 MEASURED = ("prop2.c1", "prop3.c2", "prop4.c4", "thm2.C", "cor1.C", "thm1.c3")

@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 
-from .checks import Case, Check, Constants, Outcome
-from .constants import Tracked
+from ..checks import Case, Check, Constants, Outcome
+from ..constants import Tracked
 from .journal import code_fingerprint, outcome_from_record, outcome_record
 
 T = TypeVar("T")

@@ -1,5 +1,6 @@
-"""Run the registered checks over their cases (optionally in worker processes) and collect
-outcomes.  Knows nothing of any particular result."""
+"""Run checks over their cases (optionally in worker processes) and collect outcomes.  Knows
+nothing of any particular result: the caller hands over the results and ``resolve`` (result id ->
+Result, :func:`verify.results.by_id`), which a worker process uses to find a check's judge."""
 from __future__ import annotations
 
 import json
@@ -10,11 +11,10 @@ from importlib import resources
 from typing import Callable, Iterable, Mapping, Sequence
 
 from . import executors, memo
-from .checks import (Calibration, Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile,
+from ..checks import (Calibration, Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile,
                      Result)
-from .constants import Tracked
+from ..constants import Tracked
 from .journal import Journal, Timing
-from .results import EXPERIMENTS, REGISTRY
 
 
 @dataclass
@@ -141,13 +141,13 @@ def list_cases(check: Check, profile: Profile, constants: Constants,
     return check.cases(profile, view, options), frozenset(view.reads)
 
 
-def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, str, Outcome, Timing]]:
+def _run_group(resolve: Callable[[str], Result],
+               group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, str, Outcome, Timing]]:
     """Judge several checks of one result on one case in one process, so that work they share
-    (a training plan, a moment set) is computed once and reused through the engine's caches."""
+    (a training plan, a moment set) is computed once and reused through the engine's caches;
+    ``resolve`` finds the result by its id in the worker process."""
     result_id, items, constants = group
-    from .results import by_id
-
-    checks = {c.id: c for c in by_id(result_id).checks}
+    checks = {c.id: c for c in resolve(result_id).checks}
     out = []
     for check_id, case in items:
         start, cpu = time.perf_counter(), time.process_time()
@@ -157,24 +157,11 @@ def _run_group(group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tup
     return out
 
 
-def select(ids: Sequence[str] | None = None) -> list[Result]:
-    """The results of ``verify all`` (the registry), or those named (a result id or a check id,
-    the experiments' claims included)."""
-    if not ids:
-        return list(REGISTRY)
-    known = REGISTRY + EXPERIMENTS
-    chosen = [r for r in known if r.id in ids or any(c.id in ids for c in r.checks)]
-    unknown = set(ids) - {r.id for r in known} - {c.id for r in known for c in r.checks}
-    if unknown:
-        raise KeyError(", ".join(sorted(unknown)))
-    return chosen
-
-
 @lru_cache(maxsize=None)
 def case_seconds(profile: str) -> Mapping[str, float]:
-    """Measured seconds per case of each check in a profile (verify/costs.json, written by
+    """Measured seconds per case of each check in a profile (verify/run/costs.json, written by
     benchmarks/write_costs.py from a run's timings); empty for a profile not measured."""
-    table = json.loads(resources.files("verify").joinpath("costs.json").read_text())
+    table = json.loads(resources.files("verify.run").joinpath("costs.json").read_text())
     return table.get(profile, {})
 
 
@@ -186,20 +173,42 @@ def longest_first(tasks: list, seconds: Mapping[str, float]) -> list:
     return sorted(tasks, key=lambda task: -sum(seconds.get(cid, 0.0) for cid, _ in task[1]))
 
 
+def stages(tasks: list, checks: Mapping[str, Check]) -> list[list]:
+    """The tasks in waves: a task whose checks read the outcomes of checks that other tasks of
+    this run judge (``Check.reads_outcomes``: the contrast reads the floors) waits for the waves
+    before it, so that it finds them in the outcome store instead of judging them again; inside a
+    wave the order (longest first) is kept."""
+    in_task = [{cid for cid, _ in items} for _, items, _ in tasks]
+    judged = set().union(*in_task) if in_task else set()
+    level: list[int] = [0] * len(tasks)
+    for _ in range(len(tasks)):  # relax: a reader's level is above its sources' levels
+        changed = False
+        for i, ids in enumerate(in_task):
+            needs = {r for cid in ids for r in checks[cid].reads_outcomes if cid in checks} & judged
+            sources = [level[j] for j, other in enumerate(in_task) if j != i and other & needs]
+            want = 1 + max(sources) if sources else 0
+            if want > level[i]:
+                level[i], changed = want, True
+        if not changed:
+            break
+    return [[t for t, lv in zip(tasks, level) if lv == k] for k in range(max(level, default=-1) + 1)]
+
+
 def run(results: Iterable[Result], constants: Constants, profile: Profile,
         options: Mapping[str, object] | None = None, workers: int = 1,
         check_ids: Sequence[str] | None = None,
         progress: Callable[[int, int], None] | None = None,
         journal: Journal | None = None, judge: bool = True,
         executor: executors.Executor | None = None,
-        store: memo.OutcomeStore | None = None) -> list[CheckReport]:
+        store: memo.OutcomeStore | None = None, *,
+        resolve: Callable[[str], Result]) -> list[CheckReport]:
     """Judge every case of every check; ``progress(done, total)`` is called as cases finish.
     With a ``journal``, cases it already holds are taken from it and each new outcome is
     recorded in it as soon as it is judged; with ``judge=False`` nothing new is judged and the
     cases the journal lacks are left missing (status ``incomplete``).  Outcomes are listed in
     each check's case order.  The tasks run on ``executor`` (default: serial for one worker,
     else a process pool), which yields them as they finish; with a ``store``, the outcomes
-    are shared between the tasks (see :mod:`verify.memo`)."""
+    are shared between the tasks (see :mod:`verify.run.memo`)."""
     options = options or {}
     reports: dict[str, CheckReport] = {}
     order: dict[tuple[str, str], int] = {}
@@ -228,19 +237,21 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
     if progress:
         progress(0, total)
     executor = executor or executors.choose(workers)
-    stream = executor.completed(partial(memo.serving, store, _run_group), tasks)
-    try:
-        for finished in stream:
-            for check_id, label, outcome, timing in finished:
-                if journal:
-                    journal.record(check_id, label, outcome, timing)
-                reports[check_id].outcomes.append(outcome)
-                reports[check_id].add_time(timing)
-            done += len(finished)
-            if progress:
-                progress(done, total)
-    finally:
-        getattr(stream, "close", lambda: None)()  # cancels the unfinished tasks
+    job = partial(memo.serving, store, partial(_run_group, resolve))
+    for stage in stages(tasks, {c.id: c for rep in reports.values() for c in (rep.check,)}):
+        stream = executor.completed(job, stage)
+        try:
+            for finished in stream:
+                for check_id, label, outcome, timing in finished:
+                    if journal:
+                        journal.record(check_id, label, outcome, timing)
+                    reports[check_id].outcomes.append(outcome)
+                    reports[check_id].add_time(timing)
+                done += len(finished)
+                if progress:
+                    progress(done, total)
+        finally:
+            getattr(stream, "close", lambda: None)()  # cancels the unfinished tasks
     for check_id, rep in reports.items():
         rep.outcomes.sort(key=lambda o: order[(check_id, o.case)])
     return list(reports.values())

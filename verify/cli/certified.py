@@ -1,0 +1,140 @@
+"""The certified-mode commands (Arb balls through python-flint, an optional extra): ``verify
+certify``, ``verify recheck``, ``verify eval --certified`` and the selection behind
+``--certified``.  Presents only: the enclosures come from ``verify.engine.certified`` and the
+branch and bound from ``verify.certify``.  Without python-flint each prints one line, exit 2."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Callable, Sequence
+
+from .. import constants as constants_mod
+from ..checks import Evidence
+from . import args as cli_args
+from .run import console, load_constants
+
+
+def certified_ids(ids: Sequence[str] | None) -> list[str]:
+    """With --certified: the checks of certified evidence among the selection (python-flint
+    required: one line and exit 2 without it)."""
+    from ..engine.certified import require_flint
+
+    require_flint()
+    from ..results import select
+
+    try:
+        chosen = select(ids)
+    except KeyError as exc:
+        raise ValueError(f"unknown result or check: {exc.args[0]} (see `verify list`)") from None
+    out = [c.id for r in chosen for c in r.checks if c.evidence is Evidence.CERTIFIED
+           and (not ids or r.id in ids or c.id in ids)]
+    if not out:
+        raise ValueError("no certified check in the selection")
+    return out
+
+
+def cmd_certify(args: argparse.Namespace) -> int:
+    """Branch and bound over a box of (d, eps); writes a certificate (certified evidence)."""
+    from ..engine.certified import require_flint
+
+    cli_args.check_outputs(args, ("output",))
+    if args.output is None:
+        raise cli_args.UsageError("certify needs --output FILE (the certificate)")
+    require_flint()
+    from ..certify import boxes, certificate
+    from ..certify.claims import D_MIN
+
+    if not (args.d[0] < args.d[1] and 0 < args.eps[0] < args.eps[1] < 1):
+        raise ValueError("need --d LO HI with LO < HI and --eps LO HI with 0 < LO < HI < 1")
+    if args.d[0] < D_MIN[args.group]:
+        raise ValueError(f"{args.group} is claimed for d >= {D_MIN[args.group]}: --d starts at {args.d[0]:g}")
+    consts = constants_mod.values(load_constants(args))
+    run = boxes.branch_and_bound(args.group, boxes.log_box(*args.d, *args.eps), consts,
+                                 args.bits, args.max_depth, args.seconds)
+    certificate.write(run, consts, Path(args.output))
+    verdict = {True: "CERTIFIED", False: "FAILS (a box fails at a witness point)", None: "undecided"}[run.status]
+    console().print(f"{args.group}: {verdict}: {run.summary()}; certificate {args.output}", soft_wrap=True)
+    return 0 if run.status else 1
+
+
+def cmd_recheck(args: argparse.Namespace) -> int:
+    """Re-verify a certificate leaf by leaf and check that its leaves tile the box; say what it
+    proves and compare that with the registered check's box and the constants file.  With
+    ``--independent`` the leaves are judged by ``verify.checker`` (its own derivation, no code
+    of the engine) instead of re-running the engine."""
+    from ..engine.certified import require_flint
+
+    require_flint()
+    from ..certify.certificate import recheck
+    from ..certify.outcomes import registered_box
+    from ..checker import recheck as checker
+
+    try:
+        data = json.loads(Path(args.certificate).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read certificate {args.certificate}: {exc}") from None
+    if not isinstance(data, dict) or not str(data.get("format", "")).startswith("verify-certificate/"):
+        raise ValueError(f"{args.certificate} is not a verify certificate (no \"format\": "
+                         "\"verify-certificate/N\")")
+    out = console()
+    try:
+        cert = checker.read(data)
+    except checker.NotACertificate as exc:
+        if args.independent:
+            raise ValueError(f"{args.certificate}: {exc}") from None
+        cert, mismatches = None, [f"cannot state the claim: {exc}"]
+    if cert is not None:
+        binding = checker.bind(cert, registered_box(cert.group),
+                               constants_mod.values(constants_mod.load()))
+        out.print(f"claim: {binding.claim}", soft_wrap=True)
+        for note in binding.notes:
+            out.print(f"note: {note}", soft_wrap=True)
+        mismatches = binding.mismatches
+    for text in mismatches:
+        out.print(("differs (--any-box): " if args.any_box else "MISMATCH: ") + text, soft_wrap=True)
+    if mismatches and not args.any_box and not (cert and checker.volume_zero(cert.root)):
+        out.print("not rechecked: the file is not the registered claim (--any-box rechecks the "
+                  "file's own claim)", soft_wrap=True)
+        return 1
+    if args.independent:
+        verdict = checker.check(cert, args.workers)
+        problems, done = verdict.problems, f"independent checker, {verdict.summary()}"
+    else:
+        result = recheck(data, args.workers)
+        problems, done = list(result.problems), f"{result.leaves} leaves re-verified"
+    for problem in problems:
+        out.print(f"REJECTED: {problem}", soft_wrap=True)
+    if not problems:
+        out.print(f"certificate holds ({done}), the box is covered", soft_wrap=True)
+    return 0 if not problems else 1
+
+
+def add_parsers(sub, command: Callable) -> None:
+    """Register certify and recheck; ``command(sub, name, purpose, example)`` makes a subcommand."""
+    ce = command(sub, "certify", "certify a claim group (prop1, thm2, cor1) over a box of (d, eps) "
+                 "by branch and bound, writing a certificate",
+                 "verify certify prop1 --d 2 10 --eps 0.1 0.5 --output prop1.cert.json")
+    ce.add_argument("group", choices=["prop1", "thm2", "cor1"], help="the claims to certify")
+    ce.add_argument("--d", type=float, nargs=2, metavar=("LO", "HI"), required=True,
+                    help="the range of d (real; prop1 from 2, thm2 and cor1 from 3)")
+    ce.add_argument("--eps", type=float, nargs=2, metavar=("LO", "HI"), required=True,
+                    help="the range of eps, inside (0, 1)")
+    ce.add_argument("--bits", type=cli_args.positive, default=96, help="Arb precision in bits (default 96)")
+    ce.add_argument("--max-depth", type=cli_args.positive, default=24,
+                    help="deepest split before a box is reported undecided (default 24)")
+    ce.add_argument("--seconds", type=float, help="stop splitting after this long (the rest undecided)")
+    cli_args.add_output(ce, "the certificate (JSON)", old=("--out",), metavar="FILE")
+    cli_args.add_constants(ce)
+    ce.set_defaults(handler=cmd_certify)
+    rc = command(sub, "recheck", "re-verify a certificate written by 'verify certify', leaf by leaf, "
+                 "and check that its leaves cover the box", "verify recheck prop1.cert.json")
+    rc.add_argument("certificate", help="the certificate (JSON)")
+    rc.add_argument("--workers", type=cli_args.positive, default=1, help="processes for the leaves")
+    rc.add_argument("--independent", action="store_true",
+                    help="judge the leaves with the independent checker (verify/checker, "
+                    "proofs/checker.md) instead of re-running the engine that wrote them")
+    rc.add_argument("--any-box", action="store_true",
+                    help="recheck the file's own claim even when its box or constants differ "
+                    "from the registered check's and proofs/constants.toml")
+    rc.set_defaults(handler=cmd_recheck)
