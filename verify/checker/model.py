@@ -7,11 +7,14 @@ every point of its input balls.  Nothing here comes from the engine: no SymPy, n
 """
 from __future__ import annotations
 
+import math
+
 from flint import acb, arb
 
 CUT = 64  # t-range [0, CUT] integrated; [CUT, inf) enclosed by the monotone tail bound (sec. 3)
 TOL = 2.0**-50  # a goal for acb.integral, not a claim: its ball contains the integral anyway
 I = acb(0, 1)
+RATE_CELL, RATE_CELLS = 0.05, 32  # cells of ln d for Phase 2's rate over a ball (a choice)
 DILOG_TERMS = 130  # p <= 1/2: the tail of Li_2(p) is below 2^-130
 
 
@@ -49,13 +52,6 @@ def inverse_length_moments_at(d: arb) -> tuple[arb, arb]:
     return (d - 1).log() / (d - 2), li2_q / (d - 2)
 
 
-def inverse_length_moments(d: arb) -> tuple[arb, arb]:
-    """(E[1/m], E[1/m^2]) over a ball of d >= 3: both decrease in d (m grows stochastically with
-    d, 1/m and 1/m^2 decrease in m), so the ends of d give the ends of each."""
-    lo, hi = (inverse_length_moments_at(x) for x in ends(d))
-    return hull(lo[0], hi[0]), hull(lo[1], hi[1])
-
-
 # -- Phases 1 and 2 from alpha = beta = 0 (section 4) --------------------------------------------
 
 def phase1(d: arb, eta1: arb) -> tuple[arb, arb]:
@@ -63,18 +59,26 @@ def phase1(d: arb, eta1: arb) -> tuple[arb, arb]:
     return 2 * eta1 / d, eta1 * (1 - 2 / d) / (d - 1)
 
 
+def _rate(d: arb, scale: arb, e1: arb, e2: arb) -> arb:
+    pi = 1 / d
+    delta = scale / (d.sqrt() * (1 - pi))  # Delta' = eta1/(d - 1); beta'_j = Delta' (1 - 2/d)
+    q_ = (2 - delta * (1 - 2 * pi)) * (1 - e1) - delta * (pi + (1 - 3 * pi) * e1 - (1 - 2 * pi) * e2)
+    return q_ * (1 + 1 / (d - 1))
+
+
 def phase2_rate(d: arb, scale: arb) -> arb:
     """ell(d) with Phase 2's attention gap alpha'_s - alpha'_j = C ln(d/eps) ell(d) when
     eta1 = scale sqrt(d) and eta2 = C d^2/eta1 ln(d/eps):
     ell = d/(d-1) [(2 - beta'_j)(1 - E1) - Delta' (1/d + (1 - 3/d) E1 - (1 - 2/d) E2)],
-    Delta' = beta'_s - beta'_j = eta1/(d-1), E_i = E[1/m^i]."""
-    e1, e2 = inverse_length_moments(d)
-    pi = 1 / d
-    eta1 = scale * d.sqrt()
-    bj = eta1 * (1 - 2 * pi) / (d - 1)
-    delta = eta1 / (d - 1)
-    q_ = (2 - bj) * (1 - e1) - delta * (pi + (1 - 3 * pi) * e1 - (1 - 2 * pi) * e2)
-    return q_ * (1 + 1 / (d - 1))
+    Delta' = beta'_s - beta'_j = eta1/(d-1), E_i = E[1/m^i].  Over a wide ball of d, the hull
+    of its values on cells at most RATE_CELL wide in ln d (E_i from each cell's two ends)."""
+    lo, hi = ends(d)
+    n = min(RATE_CELLS, max(1, math.ceil(float((hi / lo).log()) / RATE_CELL)))
+    step = float((hi / lo).log()) / n
+    edges = [lo] + [arb(float(lo) * math.exp(i * step)) for i in range(1, n)] + [hi]
+    moments = [inverse_length_moments_at(x) for x in edges]
+    return hull(*(_rate(a.union(b), scale, ma[0].union(mb[0]), ma[1].union(mb[1]))
+                  for a, b, ma, mb in zip(edges, edges[1:], moments, moments[1:])))
 
 
 # -- the four scalars (section 2) ---------------------------------------------------------------
@@ -153,5 +157,7 @@ def nu_at(d: arb, c: arb) -> tuple[arb, arb]:
 def nu(d: arb, c: arb) -> tuple[arb, arb]:
     """(nu_1, nu_2) over balls of d and c: each nu_r increases in c at fixed d (1 - gamma_s =
     n b/(k + n b) increases in b = c/d on every word), so the ends of c give its ends."""
+    if not c.upper() < 2**64:  # (thm2, cor1: c <= d; prop1: c <= 1/attention constant)
+        raise ArithmeticError("the range of c is too wide to integrate: split the box")
     lo, hi = (nu_at(d, x) for x in ends(c))
     return hull(lo[0], hi[0]), hull(lo[1], hi[1])

@@ -118,9 +118,18 @@ def _weakest(group: str, box: tuple, constants) -> tuple[str, arb] | None:
 
 def judge_leaf(item: tuple) -> LeafVerdict:
     """One leaf: its status and stored margins, its own margins (split as needed), and the
-    stored enclosures against the checker's values at the centre and corners."""
-    index, group, box, leaf, constants, method, corners = item
+    stored enclosures against the checker's values at the centre and corners (at BITS bits;
+    the caller's precision is restored)."""
+    old = ctx.prec
     ctx.prec = BITS
+    try:
+        return _judge_leaf(*item)
+    finally:
+        ctx.prec = old
+
+
+def _judge_leaf(index: int, group: str, box: tuple, leaf: dict, constants, method: str,
+                corners: bool) -> LeafVerdict:
     out = LeafVerdict(index)
     if leaf["status"] != "certified":
         out.problem = f"leaf {index} ({fmt(box)}) is recorded {leaf['status']!r}, not certified"
