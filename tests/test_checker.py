@@ -384,8 +384,8 @@ def false_claim_hidden(mp):  # with prop1.attention_constant = 1/100 below; mome
 
 FAULTS = {  # fault -> (injection, group, box, constants changed, claim the checker names)
     "moment x0.9": (moment_scaled, "thm2", tiny(10, 0.1), {}, "thm2.initial_distance"),
-    "tail bound dropped": (tail_dropped, "thm2", tiny(10, 0.1), {}, "thm2.initial_distance"),
-    "Stirling S(2,1) = 2": (stirling_wrong, "thm2", tiny(10, 0.1), {}, "thm2.initial_distance"),
+    "tail bound dropped": (tail_dropped, "prop1", tiny(10, 0.9), {}, "prop1.bound"),
+    "Stirling S(2,1) = 2": (stirling_wrong, "prop1", tiny(10, 0.9), {}, "prop1.bound"),
     "reduction: dL/dbeta_j over d": (reduction_wrong, "thm2", tiny(10, 0.1), {}, "thm2.contraction"),
     "T off by one": (steps_off_by_one, "cor1", tiny(100, 0.99), {}, "cor1.population"),
     "eta2 with d, not d^2": (eta2_with_d, "cor1", tiny(3, 0.9), {}, "cor1.population"),
