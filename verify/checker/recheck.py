@@ -20,7 +20,7 @@ from typing import Iterable, Mapping
 
 from flint import arb, ctx
 
-from .claims import GROUPS, OWN, RECORDED, evaluate
+from .claims import EXACT, GROUPS, OWN, RECORDED, evaluate
 from .tiling import tiling_problems
 
 FORMATS = ("verify-certificate/1", "verify-certificate/2")
@@ -148,9 +148,10 @@ def _judge_leaf(index: int, group: str, box: tuple, leaf: dict, constants, metho
         weak = _weakest(group, sub, constants)
         if weak is None:
             continue
-        if weak[1] < 0:
-            out.problem = (f"leaf {index} ({fmt(box)}), {weak[0]}: FALSE on the whole of "
-                           f"{fmt(sub)} (the checker's margin there is {ball(weak[1])} < 0)")
+        if weak[1] < 0:  # an exact margin below 0 disproves; a bound below 0 cannot prove
+            what = "FALSE on" if weak[0] in EXACT else "the checker's bound is below 0 on"
+            out.problem = (f"leaf {index} ({fmt(box)}), {weak[0]}: {what} the whole of "
+                           f"{fmt(sub)} (the checker's margin there is {ball(weak[1])})")
             return out
         if depth == MAX_SPLIT:
             out.problem = (f"leaf {index} ({fmt(box)}), {weak[0]}: not shown > 0 on {fmt(sub)} "
