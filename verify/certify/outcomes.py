@@ -95,8 +95,9 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
     if status is True:  # passes only when the independent checker agrees (proofs/checker.md)
         verdict = independently(run, constants)
         if verdict.ok:
-            detail += (f"; checked independently (verify/checker: every leaf, "
-                       f"{verdict.boxes} boxes, {verdict.split_leaves} leaves split further)")
+            detail += (f"; checked independently (verify/checker, every leaf: {verdict.boxes} "
+                       f"boxes judged, {verdict.split_leaves} leaves split further, the stored "
+                       "enclosures agree at centres and corners)")
         else:
             status, detail = False, detail + "; the independent checker REJECTS it: " + \
                 verdict.problems[0]

@@ -71,27 +71,33 @@ def three_phase(x: Point, C: arb, T_low: arb) -> dict:
     bsj = (n2 - 2 * n1 * n1) / den  # beta*_j; L* = beta*_j / 2
     l_star = bsj / 2
     hd = h * p
-    root = (((a - hd) / 2) ** 2 + e * e * p).sqrt()
+    half = (a - hd) / 2
+    root = (half * half + e * e * p).sqrt()  # x * x, not x ** 2: python-flint's power of a
+    # ball around 0 goes through exp and log and is NaN
     lam2 = (a + hd) / 2 + root
     lam1t = den / lam2  # (d - 1) lambda_1
     lam1 = lam1t * p
-    gap2 = (a - hd) / 2 + root  # a - lambda_1 = lambda_2 - h/(d - 1)
+    gap2 = half + root  # a - lambda_1 = lambda_2 - h/(d - 1)
     sdm = increasing(lambda t: (t - 1).sqrt(), d)
     err_s = b1s - 2 - e / den
     err_j = x.scale * (1 + p).sqrt() * (1 - 2 / d) - sdm * bsj  # sqrt(d - 1) (beta'_j - beta*_j)
     tau = e / gap2
-    proj1 = (err_j - tau * err_s / sdm) ** 2 / (1 + tau * tau * p)
-    proj2 = (err_s + e * err_j / (sdm * gap2)) ** 2 / (1 + e * e * p / (gap2 * gap2))
+    slow_part = err_j - tau * err_s / sdm
+    fast_part = err_s + e * err_j / (sdm * gap2)
+    proj1 = slow_part * slow_part / (1 + tau * tau * p)
+    proj2 = fast_part * fast_part / (1 + e * e * p / (gap2 * gap2))
     slow = decay(lam1 * proj1 / 2, lam1, T_low)
     fast = decay(lam2 * proj2 / 2, lam2, T_low)
     l_up = arb(min(l_star.upper(), (2 * n2).upper(), key=float))  # L* <= L(alpha', 2 e_s) = 2 nu_2
-    ok = min(lam1t.lower(), (2 - lam1 - lam2).lower(), root.lower(), gap2.lower(), key=float)
+    conditions = (lam1t, 2 - lam1 - lam2, root, gap2)
+    ok = min((y.lower() for y in conditions), key=float) \
+        if all(y.is_finite() for y in conditions) else arb("nan")
     return {
         "final_own": x.eps - (l_up + slow + fast),
         "final_centred": x.eps - (2 * n2 + slow + fast),
         "final_upper": x.eps - l_star,
         "contraction": (lam1t - (1 - 1 / d) / 8) * p,  # lambda_1 - 1/(8d)
-        "distance": 16 * d - (err_s ** 2 + err_j ** 2),
+        "distance": 16 * d - (err_s * err_s + err_j * err_j),
         "optimum": 4 * n1 - l_star,  # 2 delta - L*, delta = 2 nu_1
         "optimum_own": 4 * n1 - l_up,
         "delta": x.eps / 2 - 4 * n1,
