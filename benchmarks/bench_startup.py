@@ -1,4 +1,4 @@
-"""Start-up cost of the command line (issue 31.7), run by hand:
+"""Start-up cost of the command line, run by hand:
 
     python benchmarks/bench_startup.py [--repeat 5]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 STDOUT = "-"
 MAX_DPS = 1000  # verify eval at 1000 digits takes about a minute; 100000 would take hours
-DEPRECATED_RELEASE = "0.3"  # old spellings keep working until this release
+DEPRECATED_RELEASE = "0.4"  # old spellings keep working until this release
 
 
 class UsageError(Exception):

@@ -109,7 +109,8 @@ def _hypothesis_warnings(d: int, eps: float, eta1, eta2, eta3, T: int, minimum: 
         out.append(f"d = {d} is outside Theorem 2's hypotheses (d >= 3)")
     if not 0 < mpmath.mpf(eta1) <= e1_max:
         out.append(f"eta1 = {mpmath.nstr(mpmath.mpf(eta1), 6)} is outside (0, sqrt(d)] = (0, {mpmath.nstr(e1_max, 6)}]")
-    if mpmath.mpf(eta2) < e2_min:
+    if mpmath.isfinite(e2_min) and mpmath.mpf(eta2) < e2_min * (1 - mpmath.mpf(10) ** (8 - mpmath.mp.dps)):
+        # (not its own rounding; with eta1 <= 0 the minimum is undefined, said above)
         out.append(f"eta2 = {mpmath.nstr(mpmath.mpf(eta2), 6)} is below the hypothesis' minimum "
                    f"C d^2/eta1 ln(d/eps) = {mpmath.nstr(e2_min, 6)}")
     if mpmath.mpf(eta3) != 1:
@@ -138,8 +139,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         e2_min = schedules.eta2(args.d, mpmath.mpf(args.eps), to_mpf(consts["thm2.C"]), e1,
                                 mpmath.log) if e1 > 0 else mpmath.inf
         e2 = mpmath.mpf(args.eta2) if args.eta2 is not None else (e2_min if e1 > 0 else eta2)
-    for line in _hypothesis_warnings(args.d, args.eps, chosen[0], e2, chosen[2], chosen[3],
-                                     (mpmath.sqrt(args.d), e2_min, T)):
+        warnings = _hypothesis_warnings(args.d, args.eps, chosen[0], e2, chosen[2], chosen[3],
+                                        (mpmath.sqrt(args.d), e2_min, T))
+    for line in warnings:
         print(f"verify: warning: {line}", file=sys.stderr)
     plan = three_phase(args.d, chosen[0], e2, chosen[2], chosen[3], args.dps)
     digits = args.dps

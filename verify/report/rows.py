@@ -177,6 +177,10 @@ def exit_code(reports: Sequence[CheckReport]) -> int:
     return 1 if any(r.status in BAD for r in reports) else 0
 
 
+CODE_MEANING = {0: "success", 1: "a check fails, is undecided or incomplete"}
+
+
 def verdict_line(reports: Sequence[CheckReport]) -> str:
-    """The last line a run prints: the overall phrase and what the exit code means."""
-    return f"Verdict: {overall(reports)}. Exit code {exit_code(reports)} ({EXIT_MEANING})."
+    """The last line a run prints: the overall phrase and what its exit code means."""
+    code = exit_code(reports)
+    return f"Verdict: {overall(reports)}; exit code {code} ({CODE_MEANING[code]})."
