@@ -17,7 +17,7 @@ from typing import Callable, Mapping
 
 from flint import arb
 
-from .model import hull, nu, phase1, phase2_rate
+from .model import hull, loss_gradient, nu, phase1, phase2_rate
 
 
 def increasing(f: Callable[[arb], arb], x: arb) -> arb:
@@ -45,7 +45,8 @@ class Point:
 def prop1(x: Point, k: Mapping[str, Fraction]) -> dict:
     """eps - L_s(ln(c d/eps^2) e_s, 2 e_s) = eps - 2 nu_2 at c_nu = d e^(-gap) = eps^2/c."""
     c = increasing(lambda t: t.exp(), 2 * x.w - exact(k["prop1.attention_constant"]).log())
-    return {"prop1": x.eps - 2 * nu(x.d, c)[1], "ok": arb(1)}
+    n1, n2 = nu(x.d, c)
+    return {"prop1": x.eps - loss_gradient(x.d, n1, n2, arb(2), arb(0))[0], "ok": arb(1)}
 
 
 def decay(weight: arb, lam: arb, T: arb) -> arb:
@@ -88,13 +89,14 @@ def three_phase(x: Point, C: arb, T_low: arb) -> dict:
     proj2 = fast_part * fast_part / (1 + e * e * p / (gap2 * gap2))
     slow = decay(lam1 * proj1 / 2, lam1, T_low)
     fast = decay(lam2 * proj2 / 2, lam2, T_low)
-    l_up = arb(min(l_star.upper(), (2 * n2).upper(), key=float))  # L* <= L(alpha', 2 e_s) = 2 nu_2
+    loss_two = loss_gradient(d, n1, n2, arb(2), arb(0))[0]  # L(alpha', 2 e_s) = 2 nu_2 >= L*
+    l_up = arb(min(l_star.upper(), loss_two.upper(), key=float))
     conditions = (lam1t, 2 - lam1 - lam2, root, gap2)
     ok = min((y.lower() for y in conditions), key=float) \
         if all(y.is_finite() for y in conditions) else arb("nan")
     return {
         "final_own": x.eps - (l_up + slow + fast),
-        "final_centred": x.eps - (2 * n2 + slow + fast),
+        "final_centred": x.eps - (loss_two + slow + fast),
         "final_upper": x.eps - l_star,
         "contraction": (lam1t - (1 - 1 / d) / 8) * p,  # lambda_1 - 1/(8d)
         "distance": 16 * d - (err_s * err_s + err_j * err_j),
