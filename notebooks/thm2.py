@@ -130,7 +130,7 @@ plans = {dd: show_plan(dd, EPS_SHOW) for dd in (3, 10, 1000)}
 #
 # | A.7 step | claim | check id |
 # |---|---|---|
-# | (hypotheses) | the configured schedule satisfies $\eta_1 \le \sqrt d$, $\eta_3 = 1$, $T \ge 4d\ln(16d/\varepsilon)$ | `thm2.hypotheses` |
+# | (hypotheses, configuration: not counted) | the configured schedule satisfies $\eta_1 \le \sqrt d$, $\eta_3 = 1$, $T \ge 4d\ln(16d/\varepsilon)$ | `thm2.hypotheses` |
 # | start of Phase 3 | $\beta'_s \in (0,1)$, $\beta'_j \in (0, \tfrac12)$ | `thm2.beta1_range` (**discrepancy**, see §4) |
 # | corrected hypothesis | the same when $\eta_1 < d/2$ | `thm2.beta1_range_corrected` |
 # | initial distance | $\lVert\beta' - \beta^*\rVert^2 \le 16d$ | `thm2.initial_distance` |
@@ -166,7 +166,7 @@ def run_checks(ids, options):
 outcomes = run_checks([c.id for c in thm2.RESULT.checks  # the certified box is run by `verify check thm2.certified_box`
                         if c.id not in TIGHTNESS and c.evidence is not Evidence.CERTIFIED], GRID)
 
-failed = sorted({check.id for check, out in outcomes if out.passed is not True})
+failed = sorted({check.id for check, out in outcomes if out.counted and out.passed is not True})
 documented = [cid for cid in failed if cid in thm2.RESULT.discrepancies]
 print("\nchecks with a failing case:", failed, "- documented as discrepancies of the paper:", documented)
 assert failed == documented, f"undocumented failure: {sorted(set(failed) - set(documented))}"
@@ -188,10 +188,12 @@ print("d >= 2 with beta'_s >= 1 (SymPy solveset):")
 display(sp.solveset(beta1_sqrt >= 1, d, sp.Interval(2, sp.oo)))
 for dd in (3, 4, 5, 6):
     case = Case(f"d={dd}", {"d": dd, "eps": 0.01})
-    b_s, b_j = thm2.run_plan_beta1(case, CONSTANTS)
-    print(f"d = {dd}: beta'_s = {mpmath.nstr(b_s, 10)}, beta'_j = {mpmath.nstr(b_j, 10)}, "
-          f"in range: {bool(0 < b_s < 1 and 0 < b_j < 0.5)}, "
-          f"corrected hypothesis eta1 < d/2 holds: {thm2.beta1_corrected_hypothesis(case, CONSTANTS)}")
+    b_s, b_j, err = thm2.run_plan_beta1(case, CONSTANTS)
+    print(f"d = {dd}: beta'_s = {mpmath.nstr(b_s, 10)}, beta'_j = {mpmath.nstr(b_j, 10)} "
+          f"(error estimate {mpmath.nstr(err, 2)}), in range: {bool(0 < b_s < 1 and 0 < b_j < 0.5)}, "
+          f"corrected hypothesis eta1 = sqrt(d) < d/2 holds: {dd > 4}")
+# the corrected step for every d >= 3 and 0 < eta1 < d/2, proved (thm2.beta1_range_corrected)
+print(thm2.beta1_corrected())
 print()
 for check_id, disc in thm2.RESULT.discrepancies.items():
     print("discrepancy:", check_id, f"(expected where {disc.scope}) -", disc.reason)

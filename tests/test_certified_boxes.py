@@ -101,11 +101,16 @@ def test_phase3_bound_monotone_in_T():
 def test_cli_certify_and_recheck(tmp_path, capsys):
     out = tmp_path / "c.json"
     assert main(["certify", "prop1", "--d", "10", "11", "--eps", "0.1", "0.12", "--out", str(out)]) == 0
-    assert main(["recheck", str(out)]) == 0
+    # a small box is not the registered claim: stated, exit 1 unless --any-box (issue 27)
+    assert main(["recheck", str(out)]) == 1
+    assert "MISMATCH: the root does not cover the registered box" in capsys.readouterr().out
+    assert main(["recheck", str(out), "--any-box"]) == 0
+    assert main(["recheck", str(out), "--any-box", "--independent"]) == 0
     data = json.loads(out.read_text())
     data["leaves"] = []
     out.write_text(json.dumps(data))
-    assert main(["recheck", str(out)]) == 1
+    assert main(["recheck", str(out), "--any-box"]) == 1
+    assert main(["recheck", str(out), "--any-box", "--independent"]) == 1
     assert main(["certify", "prop1", "--d", "11", "10", "--eps", "0.1", "0.12", "--out", str(out)]) == 2
     assert "error" in capsys.readouterr().err
 
@@ -127,7 +132,7 @@ def test_cli_eval_certified_contains_the_mpmath_value(capsys):
     plain = json.loads(capsys.readouterr().out)
     with mpmath.workdps(40):
         for key, value in [("loss", plain["loss"]), *plain["grad"].items()]:
-            ball = balls[key] if key == "loss" else balls["grad"][key]  # one shape for both evals
+            ball = balls["loss"] if key == "loss" else balls["grad"][key]  # one shape with and without --certified
             mid, rad = mpmath.mpf(ball["mid"]), mpmath.mpf(ball["rad"])
             assert abs(mpmath.mpf(value) - mid) <= rad + abs(mid) * mpmath.mpf(10) ** -19
 

@@ -91,7 +91,7 @@ def test_dask_without_the_extra_is_one_line_and_exit_2(capsys, monkeypatch):
 
 @pytest.mark.parametrize("flags,needle", [
     (["--scheduler", "tcp://127.0.0.1:1", "--cluster", "local"], "exclude each other"),
-    (["--workers", "0"], "--workers must be >= 1"),
+    (["--workers", "0"], "argument --workers: expected an integer >= 1"),
     (["--scheduler", "no-port-here"], "not a scheduler address"),
 ])
 def test_bad_executor_flags_are_one_line_and_exit_2(capsys, flags, needle):

@@ -7,7 +7,9 @@ one-line definitions in :data:`EVIDENCE_DEFINITIONS` are the report's legend).
 
 An outcome is ``True`` (holds, margin > 0), ``False`` (fails) or ``None`` (undecided: never
 counted as a pass).  An exhibit (evidence ``exhibit``) and a vacuous case (``vacuous``: the claim's
-target is <= 0, so nothing was tested) are shown but never counted as passes.
+target is <= 0, so nothing was tested) are shown but never counted as passes; nor is a passing
+configuration check (evidence ``configuration``: the configured constants lie inside a
+statement's hypotheses, a check of the input, not of the paper), whose failure fails the run.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ class Evidence(str, Enum):
     STATISTICAL = "statistical"
     SEARCH = "search"
     EXHIBIT = "exhibit"
+    CONFIGURATION = "configuration"
 
 
 EVIDENCE_DEFINITIONS: Mapping[Evidence, str] = {
@@ -39,6 +42,9 @@ EVIDENCE_DEFINITIONS: Mapping[Evidence, str] = {
     Evidence.SEARCH: "a seeded search found no counterexample (the detail gives the effort)",
     Evidence.EXHIBIT: "a measured figure with no claim (tightness values, rows the statement does "
                       "not cover); shown, never counted as a pass",
+    Evidence.CONFIGURATION: "the configured constants lie inside the statement's hypotheses (a "
+                            "check of the input, not of the paper): a violation fails the run, a "
+                            "pass is shown, never counted",
 }
 
 
@@ -92,7 +98,10 @@ class Outcome:
 
     @property
     def counted(self) -> bool:
-        """Whether the outcome judges a claim (an exhibit or a vacuous case does not)."""
+        """Whether the outcome judges a claim (an exhibit, a vacuous case or a passing
+        configuration check does not; a failing configuration check counts, as a failure)."""
+        if self.evidence is Evidence.CONFIGURATION:
+            return self.passed is not True
         return self.evidence is not Evidence.EXHIBIT and not self.vacuous
 
 

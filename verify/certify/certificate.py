@@ -16,6 +16,7 @@ gradient shows there).  A reader then trusts one leaf evaluation, not the search
 from __future__ import annotations
 
 import json
+import math
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
@@ -145,6 +146,9 @@ def _recheck_leaf(item: tuple) -> list[str]:
             out.append(f"leaf {index}: margin of {claim} missing")
             continue
         s_lo, s_hi = stored[claim]
+        if not (math.isfinite(s_lo) and math.isfinite(s_hi) and 0 < s_lo <= s_hi):
+            out.append(f"leaf {index}: stored margin of {claim} [{s_lo:.6g}, {s_hi:.6g}] is not a "
+                       "finite enclosure above 0 (a certified leaf's)")
         if hi < s_lo or lo > s_hi:
             out.append(f"leaf {index}: stored margin of {claim} [{s_lo:.6g}, {s_hi:.6g}] disagrees "
                        f"with the recomputed [{lo:.6g}, {hi:.6g}]")

@@ -8,6 +8,7 @@ optional extra): without it the outcome is undecided with one line saying so, ne
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from pathlib import Path
 from typing import Mapping
 
@@ -64,6 +65,40 @@ def registered_box(group: str) -> tuple | None:
     take the whole square of (u, v))."""
     boxes = BOXES.get(group, {}).get(Profile.DEFAULT)
     return tuple(boxes[0][:4]) if boxes else None
+
+
+def registered_root(group: str, constants) -> tuple | None:
+    """The root box of the default profile's case of ``group`` (the 4-D groups' whole (u, v)
+    square included; None: no registered case)."""
+    for key, profiles in BOXES.items():
+        for box in profiles[Profile.DEFAULT]:
+            if (box[5] if len(box) > 5 else key) == group:
+                return _root(group, _case(*box[:5], group=group).params, constants)
+    return None
+
+
+def binding(data: dict, file_constants) -> tuple[str, list[str], list[str]]:
+    """(claim, notes, mismatches) of a certificate the independent checker cannot read (the
+    four-dimensional groups): its statement, and how its root and constants differ from the
+    registered case and the constants file."""
+    group = data.get("group")
+    constants = {k: Fraction(v) for k, v in data.get("constants", {}).items()}
+    root = tuple(float.fromhex(x) for x in data.get("root", []))
+    claim = f"{group}: " + (data.get("claim") or statements.statement(group, root, constants))
+    differ = sorted(k for k, v in constants.items() if file_constants.get(k) != v)
+    used = statements.READS.get(group, ())
+    mismatches = [f"constant {k} = {constants[k]} is not the constants file's "
+                  f"{file_constants.get(k, 'absent')}" for k in differ if k in used]
+    notes = [f"constant {k} differs from the file but the claim does not read it"
+             for k in differ if k not in used]
+    want = registered_root(group, file_constants)
+    if want is None:
+        mismatches.append(f"no registered check has a box for group {group!r}")
+    elif len(root) != len(want) or not all(root[2 * i] <= want[2 * i] and root[2 * i + 1] >= want[2 * i + 1]
+                                           for i in range(len(want) // 2)):
+        mismatches.append(f"the root does not cover the registered box "
+                          f"{statements.describe(group, want)}")
+    return claim, notes, mismatches
 
 
 def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case]:
@@ -152,6 +187,9 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
     if group == "prop1":
         status, statement = _worst_case(status, statement)
     note = f"; {seeded.note}" if seeded and "fingerprint differs" in seeded.note else ""
+    if status is True:  # passes only when the independent checker agrees (proofs/checker.md)
+        status, checked = independently(run, constants)
+        note += checked
     head = {True: "certified", False: "COUNTEREXAMPLE region", None: "not all certified"}[run.status]
     return Outcome(case.label, status, margin, Evidence.CERTIFIED,
                    f"{head}: {statement}; {run.tally()}{note}",
@@ -173,3 +211,24 @@ def _worst_case(status: bool | None, statement: str) -> tuple[bool | None, str]:
             "the worst case: SymPy, every d)")
     missing = "; ".join(text for text, ok in steps if not ok)
     return (None if status else status), f"{statement}; worst case NOT proved ({missing})"
+
+
+def independently(run, constants) -> tuple[bool, str]:
+    """(verdict, what to add to the detail): the run's certificate judged by the independent
+    checker (verify.checker), which shares no code with the engine that found it.  A group the
+    checker has no margins for (the four-dimensional ones, for now) keeps the engine's verdict
+    and says so."""
+    from ..checker import recheck as checker
+    from ..checker.claims import GROUPS
+    from .certificate import certificate
+
+    if run.group not in GROUPS:
+        return True, (f"; not checked independently: verify/checker has no margins for "
+                      f"{run.group} yet (every leaf judged by this engine)")
+    values = getattr(constants, "untracked", lambda: constants)()  # the run has read its own
+    verdict = checker.check(checker.read(certificate(run, values)))
+    if verdict.ok:
+        return True, (f"; checked independently (verify/checker, every leaf: {verdict.boxes} "
+                      f"boxes judged, {verdict.split_leaves} leaves split further, the stored "
+                      "enclosures agree at centres and corners)")
+    return False, "; the independent checker REJECTS it: " + verdict.problems[0]

@@ -21,6 +21,10 @@ CLAIMS = {**CLAIMS_2D, **plan_range.CLAIMS}
 D_MIN = {"prop1": 2, "thm2": 3, "cor1": 3, "thm2-4d": 3, "cor1-4d": 3, plan_range.TAIL: 3,
          plan_range.TAIL_COR1: 3}
 GROUPS = tuple(AXES)
+_PLAN = {"thm2": ("thm2.C", "thm2.eta1_scale", "thm2.T_factor"),
+         "cor1": ("cor1.C", "thm2.eta1_scale", "cor1.T_numerator")}
+READS = {"prop1": ("prop1.attention_constant",),
+         **{group: _PLAN[group.split("-")[0]] for group in AXES if group != "prop1"}}
 
 
 def axes(group: str) -> tuple[str, ...]:

@@ -170,13 +170,16 @@ def run_checks(args: argparse.Namespace, ids: Sequence[str] | None, options: dic
     from .. import constants as constants_mod
     from ..checks import Profile
     from .. import report
-    from ..results import REGISTRY, by_id, select
+    from ..results import REGISTRY, RENAMED, by_id, current_ids, select
     from ..run import runner
     from . import regression as cli_regression
 
     consts = load_constants(args)
     profile = Profile(args.profile)
     prov = provenance_of(args, profile.value)  # taken before the run: the code and constants it starts from
+    for old in [i for i in ids or () if i in RENAMED]:
+        print(f"note: check {old} is now called {RENAMED[old]}", file=sys.stderr)
+    ids = current_ids(ids) if ids else ids
     try:
         results = select(ids)
     except KeyError as exc:

@@ -206,6 +206,7 @@ def draw(reports: Sequence[CheckReport], constants: Mapping[str, Constant], fold
          relative_to: Path, certificates: Sequence[tuple[str, Path]] = ()) -> list[tuple[str, str]]:
     """Draw every figure the run's outcomes allow into ``folder``; (title, path relative to
     ``relative_to``) of each figure drawn."""
+    existed = folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     out = []
 
@@ -220,5 +221,7 @@ def draw(reports: Sequence[CheckReport], constants: Mapping[str, Constant], fold
          "floors.png", floors(reports, constants, folder / "floors.png"))
     keep("The plans side by side (the contrast)", "plans.png", plans(reports, folder / "plans.png"))
     keep("Theorem 2: risk after the plan against eps", "thm2-risk.png", risk(reports, folder / "thm2-risk.png"))
+    if not out and not existed:
+        folder.rmdir()  # nothing to draw for these checks: leave no empty folder behind
     return out
 

@@ -72,8 +72,21 @@ def _box_text(rep: CheckReport) -> str:
     return "; ".join(o.case for o in rep.counted)
 
 
+def _in_sample_note(rep: CheckReport) -> str:
+    """For a check whose every case is a calibration case of a measured constant: which."""
+    if rep.status != "in-sample only":
+        return ""
+    keys = ", ".join(c.constant for c in rep.result.calibrations_for(rep.check.id))
+    return f" (in-sample: its range holds {keys}'s calibration cases)"
+
+
 def evidence_phrase(rep: CheckReport) -> str:
-    """What one check shows, with its range in words."""
+    """What one check shows, with its range in words (and, for an in-sample check, whose
+    calibration cases its range holds)."""
+    return _phrase(rep) + _in_sample_note(rep)
+
+
+def _phrase(rep: CheckReport) -> str:
     scope = f" {rep.check.scope}" if rep.check.scope else ""
     kind, reach = rep.check.evidence, rep.check.covers
     if kind is Evidence.SYMBOLIC and reach is Reach.RANGE:
@@ -94,7 +107,7 @@ def is_statement(rep: CheckReport) -> bool:
     configuration check)."""
     step = rep.check.step
     return (not step.startswith("A.") and "tightness" not in step and "hypotheses" not in step
-            and rep.check.evidence is not Evidence.EXHIBIT)
+            and rep.check.evidence not in (Evidence.EXHIBIT, Evidence.CONFIGURATION))
 
 
 def _rank(rep: CheckReport) -> int:
@@ -104,7 +117,7 @@ def _rank(rep: CheckReport) -> int:
 def strongest(reps: Sequence[CheckReport], keep: int = 2) -> str:
     """The strongest evidence for the statement (passing checks only), at most ``keep`` kinds,
     and how many proof steps were proved for their whole range."""
-    held = sorted((r for r in reps if is_statement(r) and r.status in ("pass", "discrepancy")),
+    held = sorted((r for r in reps if is_statement(r) and r.status in ("pass", "discrepancy", "in-sample only")),
                   key=_rank)
     phrases, kinds = [], set()
     for rep in held:
@@ -115,7 +128,8 @@ def strongest(reps: Sequence[CheckReport], keep: int = 2) -> str:
         phrases.append(evidence_phrase(rep))
         if len(phrases) == keep:
             break
-    steps = [r for r in reps if r.check.step.startswith("A.") and r.check.evidence is not Evidence.EXHIBIT]
+    steps = [r for r in reps if r.check.step.startswith("A.")
+             and r.check.evidence not in (Evidence.EXHIBIT, Evidence.CONFIGURATION)]
     if steps:
         proved = sum(r.status == "pass" and r.check.covers is Reach.RANGE for r in steps)
         phrases.append(f"proof steps: {proved} of {len(steps)} proved for their whole range")

@@ -16,7 +16,7 @@ from .summary import summary_rows
 
 COLOUR = {"pass": "green", "FAIL": "bold red", "discrepancy": "yellow", "undecided": "magenta",
           "incomplete": "cyan", "discrepancy not reproduced": "bold magenta", "exhibit": "blue",
-          "vacuous": "blue", "in-sample only": "cyan"}
+          "vacuous": "blue", "in-sample only": "cyan", "configuration ok": "blue"}
 
 
 def summary_table(reports: Sequence[CheckReport], results: Sequence[Result]) -> Table:

@@ -11,7 +11,7 @@ from typing import Mapping
 import mpmath
 import sympy as sp
 
-from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result, Reach
+from ..checks import Case, Check, Constants, Evidence, Exhibit, Outcome, Profile, Reach, Result
 from ..engine import schedules
 from ..engine.symmetric import SymmetricPoint, evaluate
 from .common import grid, log_grid, ratio_outcome, smallest_passing
@@ -73,14 +73,18 @@ def smallest_gap(d: int, eps: float, hi) -> mpmath.mpf:
 
 
 def _judge_tightness(case: Case, constants: Constants) -> Outcome:
-    """The gap the proposition asks for against the smallest gap that works (the margin)."""
+    """Exhibit: the gap the proposition asks for against the smallest gap that works.  The
+    loss decreases in the gap, so "smallest gap <= ln(4d/eps^2)" is prop1.bound's claim again;
+    the figure (how much room the constant leaves) is shown, no claim."""
     d, eps = case.params["d"], case.params["eps"]
     with mpmath.workdps(DPS + 10):
         gap = attention_gap(d, eps, constants)
     need = smallest_gap(d, eps, max(gap, mpmath.mpf(1)) * 2)
+    ratio = float(gap / need) if need > 0 else float("inf")
     detail = f"smallest gap {mpmath.nstr(need, 4)} vs ln({constants['prop1.attention_constant']}d/eps^2) = {mpmath.nstr(gap, 4)}"
-    return Outcome(case.label, bool(need <= gap), float(gap / need) if need > 0 else float("inf"),
-                   Evidence.NUMERIC, detail)
+    return Outcome(case.label, None, ratio, Evidence.EXHIBIT, detail,
+                   values={"d": d, "eps": eps, "smallest": float(need), "gap": float(gap),
+                           "ratio": ratio})
 
 
 def _general_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
@@ -267,7 +271,15 @@ RESULT = Result(
         Check("prop1.short_loss", "A.2 step 4", "1/2 (2 gamma_s - 2)^2 <= 2eps^2/(2+eps)^2 < eps/2",
               Evidence.SYMBOLIC, _symbolic_cases, _judge_short_loss),
         Check("prop1.tightness", "Proposition 1 (tightness)",
-              "smallest working gap <= ln(4d/eps^2)", Evidence.NUMERIC,
+              "exhibit: smallest working gap against ln(4d/eps^2) (no claim: the loss decreases in "
+              "the gap, so prop1.bound judges it)", Evidence.EXHIBIT,
               _tightness_cases, _judge_tightness),
+    ),
+    exhibits=(
+        Exhibit("prop1.tightness", "How much attention gap the loss needs",
+                "Smallest gap g (bisection, 3 significant digits) with L_s(g e_s, 2 e_s) <= eps, "
+                "against the proposition's ln(4d/eps^2): a measurement, no claim.",
+                (("d", "d"), ("eps", "eps"), ("smallest", "smallest gap"),
+                 ("gap", "ln(4d/eps^2)"), ("ratio", "ratio"))),
     ),
 )

@@ -25,7 +25,8 @@ import sympy as sp
 from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine.precision import to_mpf
 from ..search import SearchResult, adam, nelder_mead
-from .common import ball_outcome, dedicated_outcome, floor_outcome, fmt_vector, single_case
+from .common import (ball_outcome, dedicated_outcome, floor_outcome, fmt_vector, reference_of,
+                     single_case)
 
 LOGIT_BOX = 60.0
 CERT_BITS = 64  # Arb precision of the certified floor
@@ -214,14 +215,18 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"Nelder-Mead runs of {prm['nm_evals']}), {prm['starts']} Adam starts x "
               f"{prm['steps']} steps each, {eff['gradient_calls']} loss+gradient evaluations")
     return floor_outcome(case, res.value, val, err, c1, detail,
-                         {"floor": float(val), "evaluations": eff["gradient_calls"],
+                         {"floor": float(val), "floor_error": float(err),
+                          "evaluations": eff["gradient_calls"],
                           "beta": [float(b) for b in res.x], "s": at["s"],
                           "alpha": [float(a) for a in at["alpha"]]})
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
-    """L_s(alpha, beta~) at the worst (beta~, alpha, s) prop2.floor found, as a ball
-    (:func:`verify.engine.certified.general.ball_loss`: O(d) per node)."""
+    """L_s(alpha, beta~) at the one (beta~, alpha, s) prop2.floor found, as a ball
+    (:func:`verify.engine.certified.general.ball_loss`: O(d) per node), against c1.  A value at
+    one attention: an UPPER bound of inf_alpha L_s there, so it supports no floor; what it
+    certifies is the claim at that point ("L at the found point >= c1"), i.e. prop2.floor's
+    re-evaluation, which must lie in the ball (a second route)."""
     from ..engine.certified.general import ball_loss
 
     found = dedicated_outcome("prop2.floor", case, constants)
@@ -229,10 +234,15 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     if "alpha" not in v:
         return Outcome(case.label, None, None, Evidence.CERTIFIED, "prop2.floor gave no point")
     ball = ball_loss(case.params["d"], v["s"], v["alpha"], v["beta"], CERT_BITS)
-    detail = (f"L_s(alpha, beta~) at beta~ = {fmt_vector(v['beta'])}, s = {v['s']}, alpha = "
-              f"{fmt_vector(v['alpha'])} (prop2.floor's worst point; an upper bound of "
-              f"inf_alpha; Arb, {CERT_BITS} bits)")
-    return ball_outcome(case, ball, c1_value(constants), detail)
+    detail = (f"L_s(alpha, beta~) at the one point prop2.floor found, beta~ = "
+              f"{fmt_vector(v['beta'])}, s = {v['s']}, alpha = {fmt_vector(v['alpha'])} (Arb, "
+              f"{CERT_BITS} bits)")
+    return ball_outcome(case, ball, c1_value(constants), detail, note=VALUE_NOTE,
+                        reference=reference_of(found, "floor", "floor_error"))
+
+
+VALUE_NOTE = ("certified value of L at the found point, an upper bound of inf_alpha there: no "
+              "floor, which remains prop2.floor's search")
 
 
 # ------------------------------------------------ the case beta~_s >= 1, numerically
@@ -294,12 +304,14 @@ RESULT = Result(
         Check("prop2.floor", "Proposition 2 (measured c1)",
               "inf_alpha L_s(alpha, beta~) >= c1 for s = argmin beta~ over searched beta~",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
-        Check("prop2.certified_floor", "Proposition 2 (at the found point)",
-              "L_s(alpha, beta~) >= c1 at the worst beta~, alpha, s prop2.floor found (Arb ball)",
+        # was prop2.certified_floor (renamed: the value at one alpha bounds inf_alpha from above)
+        Check("prop2.certified_value", "Proposition 2 (at the found point)",
+              "L_s(alpha, beta~) >= c1 at the one beta~, alpha, s prop2.floor found (Arb ball: the "
+              "loss at that point, an upper bound of inf_alpha, so no floor)",
               Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
     ),
     calibrations=(
-        Calibration("prop2.c1", ("prop2.floor", "prop2.certified_floor"), "d = 9, where the smallest floor (0.4746, a longer search) was found and c1 = 1/5 set from it",
+        Calibration("prop2.c1", ("prop2.floor", "prop2.certified_value"), "d = 9, where the smallest floor (0.4746, a longer search) was found and c1 = 1/5 set from it",
                     lambda params: params.get("d") == 9),
     ),
 )

@@ -32,7 +32,8 @@ from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Pro
 from ..engine import general
 from ..engine.precision import working
 from ..search import SearchResult, argmax, multistart
-from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome, single_case
+from .common import (ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome,
+                     reference_of, single_case)
 
 DPS = 20
 CERT_BITS = 64  # Arb precision of the certified floor
@@ -198,6 +199,7 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"family: {fams}")
     return lower_outcome(case, value, lower, upper, c2, Evidence.SEARCH, detail,
                          values={"floor": float(value), "evaluations": res.effort["evaluations"],
+                                 "floor_error": float(max(value - lower, upper - value)),
                                  "alpha": [float(a) for a in res.x], "s": s})
 
 
@@ -217,7 +219,8 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     detail = (f"inf_beta L_s(alpha, beta) at s={s}, alpha-max(alpha)="
               f"{fmt_vector(alpha, limit=12, relative=True)} (prop3.floor's worst point; Arb, "
               f"{CERT_BITS} bits)")
-    return ball_outcome(case, ball, constants["prop3.c2"], detail)
+    return ball_outcome(case, ball, constants["prop3.c2"], detail,
+                        reference=reference_of(found, "floor", "floor_error"))
 
 
 def _uniform_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
@@ -257,6 +260,13 @@ def uniform_floor_exact(d: int) -> mpmath.mpf:
     return _closed_form_function()(mpmath.mpf(d))
 
 
+def c2_calibrated(params: Mapping[str, object]) -> bool:
+    """The cases prop3.c2 was set from: d = 3 (the floor at alpha = 0 there, 1/2 - 1/(4 ln 2),
+    is the smallest any search found), and the statement for every d >= 3 (params without d),
+    whose bound is that same d = 3 value."""
+    return params.get("d", 3) == 3
+
+
 RESULT = Result(
     id="prop3",
     name="Proposition 3",
@@ -281,7 +291,10 @@ RESULT = Result(
               Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
     ),
     calibrations=(
-        Calibration("prop3.c2", ("prop3.floor", "prop3.certified_floor"), "d = 3, where the smallest floor (0.13933) was found and c2 = 1/10 set from it",
-                    lambda params: params.get("d") == 3),
+        Calibration("prop3.c2", ("prop3.uniform", "prop3.uniform_symbolic", "prop3.floor",
+                                 "prop3.certified_floor"),
+                    "d = 3, where the smallest floor (0.13933 = 1/2 - 1/(4 ln 2), alpha = 0) was "
+                    "found and c2 = 1/10 set from it; the statement over every d >= 3 rests on "
+                    "that value", c2_calibrated),
     ),
 )

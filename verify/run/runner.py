@@ -89,10 +89,20 @@ class CheckReport:
         return [o for o in self.outcomes if o.evidence is Evidence.EXHIBIT]
 
     @property
+    def configured(self) -> list[Outcome]:
+        """Configuration outcomes (the constants against a statement's hypotheses)."""
+        return [o for o in self.outcomes if o.evidence is Evidence.CONFIGURATION]
+
+    @property
+    def held_out(self) -> list[Outcome]:
+        """Counted outcomes of cases no measured constant of the check was calibrated on."""
+        return [o for o in self.counted if not self.in_sample(o)]
+
+    @property
     def passed(self) -> list[Outcome]:
         """Held-out passes: the headline count (in-sample cases of a calibrated constant are
         shown apart, see :attr:`in_sample_passed`)."""
-        return [o for o in self.counted if o.passed is True and not self.in_sample(o)]
+        return [o for o in self.held_out if o.passed is True]
 
     @property
     def in_sample_passed(self) -> tuple[int, int]:
@@ -111,6 +121,11 @@ class CheckReport:
 
     @property
     def status(self) -> str:
+        """FAIL, undecided, incomplete, discrepancy not reproduced, discrepancy; then for a check
+        with nothing counted: configuration ok, vacuous or exhibit; "in-sample only" when every
+        counted case passes but each is a case a measured constant was calibrated on (no
+        held-out case: shown, never counted as a pass, and not a failure of the run); else
+        pass."""
         if self.unexpected:
             return "FAIL"
         if self.undecided:
@@ -122,7 +137,11 @@ class CheckReport:
         if self.failed:
             return "discrepancy"
         if not self.counted and self.outcomes:
+            if len(self.configured) == len(self.outcomes):
+                return "configuration ok"
             return "vacuous" if self.vacuous and not self.exhibited else "exhibit"
+        if self.counted and not self.held_out:
+            return "in-sample only"
         return "pass"
 
     @property
