@@ -1,6 +1,7 @@
 """The shape of the code (ARCHITECTURE.md): who may import whom, no private names across modules,
 no source file above 600 lines.  Read from the source with ``ast``; nothing is imported."""
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -112,7 +113,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "verify.report": ("verify.run", "verify.regression", *VOCABULARY),
     "verify.regression": VOCABULARY,
     "verify.results": (*RESULTS_MAY_IMPORT, "verify.run", *VOCABULARY),
-    "verify.certify": ("verify.engine", "verify.run", *VOCABULARY),
+    "verify.certify": ("verify.engine", "verify.run", "verify.checker", *VOCABULARY),
+    "verify.checker": (),  # and nothing but python-flint and the standard library (below)
     "verify.experiments": ("verify.engine", "verify.run", "verify.search", *VOCABULARY),
     "verify.run": VOCABULARY,
     "verify.search": (),
@@ -245,3 +247,58 @@ def test_package_code_uses_the_state_passing_general_api():
         if found:
             offenders[str(path.relative_to(ROOT))] = found
     assert not offenders, offenders
+
+
+# the independent checker of certificates (proofs/checker.md): its trusted base is its own
+# package, python-flint and the standard library, nothing of the engine that wrote the proofs
+CHECKER = VERIFY / "checker"
+CHECKER_MAY_IMPORT = {"flint", "__future__"}
+
+
+def checker_imports(path: Path) -> list[str]:
+    """Top-level modules a checker file imports, other than its own package (relative imports
+    inside ``verify.checker``) and the standard library."""
+    tree = ast.parse(path.read_text(), str(path))
+    here = _module_name(path) if path.is_relative_to(ROOT) else "verify.checker.probe"
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [_absolute(node, here, path.name == "__init__.py")]
+        else:
+            continue
+        for name in names:
+            top = name.split(".")[0]
+            if name == "verify.checker" or name.startswith("verify.checker."):
+                continue
+            if top in sys.stdlib_module_names or top in CHECKER_MAY_IMPORT:
+                continue
+            bad.append(f"{path.name}:{node.lineno} imports {name}")
+    return bad
+
+
+def test_the_checker_rule_can_fail(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import math\nfrom flint import arb\nfrom .model import nu\n"
+                     "from ..engine import expectations\nimport sympy\nimport mpmath.libmp\n")
+    assert checker_imports(probe) == ["probe.py:4 imports verify.engine", "probe.py:5 imports sympy",
+                                      "probe.py:6 imports mpmath.libmp"]
+
+
+def test_the_checker_imports_only_itself_flint_and_the_standard_library():
+    files = sorted(CHECKER.glob("*.py"))
+    assert files
+    bad = [b for path in files for b in checker_imports(path)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_checkers_trusted_base_stays_within_its_stated_size():
+    """proofs/checker.md states the trusted base's line count ("N lines in all"): the package
+    may not grow past it unnoticed."""
+    import re
+
+    text = (ROOT / "proofs" / "checker.md").read_text()
+    stated = int(re.search(r"([\d,]+) lines in all", text).group(1).replace(",", ""))
+    actual = sum(len(p.read_text().splitlines()) for p in CHECKER.glob("*.py"))
+    assert actual <= stated <= 1000, f"verify/checker has {actual} lines, the document says {stated}"

@@ -226,7 +226,7 @@ def _certificates(reports, profile: str) -> list[tuple[str, Path]]:
         return []
     import json
 
-    from ..certify.outcomes import CERTIFICATES
+    from ..certify.outcomes import CERTIFICATES, check_of
 
     ran = {r.check.id for r in reports if r.check.id.endswith(".certified_box")}
     out = []
@@ -235,7 +235,7 @@ def _certificates(reports, profile: str) -> list[tuple[str, Path]]:
             group = str(json.loads(cert.read_text()).get("group", ""))
         except (OSError, ValueError):
             continue
-        check = group.split("-")[0] + ".certified_box"
+        check = check_of(group)
         if check in ran:
             out.append((check, cert))
     return out

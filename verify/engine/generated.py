@@ -27,7 +27,7 @@ from typing import Callable, Literal
 
 Family = Literal["mu", "nu"]
 GRAD_KEYS = ("alpha_s", "alpha_j", "beta_s", "beta_j")
-FORMS = ("reduction-mu", "reduction-nu", "phases", "gap-rate")
+FORMS = ("reduction-mu", "reduction-nu", "phases", "gap-rate", "gap-rate-parts", "phase1-rates")
 SYMBOLIC = Path(__file__).with_name("symbolic.py")
 ENTRY = "_lambdifygenerated"  # the function name SymPy's printer gives
 

@@ -232,6 +232,11 @@ def form_source(name: str) -> dict:
         args, exprs, meta = (d, eta1), _in_dilog([forms[key] for key in PHASE_KEYS]), 0
     elif name == "gap-rate":
         args, exprs, meta = (d, eta1), _in_dilog([gap_rate_closed_form()]), 0
+    elif name == "gap-rate-parts":
+        r0, r1 = gap_rate_parts()
+        args, exprs, meta = (d, eta1), _in_dilog([r0, sp.sqrt(d) * r1]), 0
+    elif name == "phase1-rates":
+        args, exprs, meta = (d, eta1), _in_dilog(phase1_rates()), 0
     else:
         raise ValueError(f"unknown closed form {name!r}")
     # SymPy's mpmath printer writes rationals as mpf(p)/mpf(q) and integers as Python ints, so
@@ -293,3 +298,77 @@ def gap_rate_closed_form() -> sp.Expr:
 def lambdify_gap_rate(namespace: dict | None = None) -> Callable[..., list]:
     """:func:`gap_rate_closed_form` as ``fn(d, eta1) -> [rate]`` (see :func:`_lambdify_in_d`)."""
     return _lambdify_in_d("gap-rate", namespace)
+
+
+@lru_cache(maxsize=None)
+def gap_rate_parts() -> tuple[sp.Expr, sp.Expr]:
+    """``(r0, r1)`` with :func:`gap_rate_closed_form` ``= r0 + eta1 r1`` (it is linear in eta1:
+    the Phase-2 gradient is a quadratic in eta1 without constant term, and the rate divides it
+    by eta1).  At ``eta1 = u sqrt(d)`` the rate is ``r0 + u sqrt(d) r1``, finite at ``u = 0``
+    (proofs/hypothesis-range.md)."""
+    rate = gap_rate_closed_form()
+    r1 = sp.cancel(sp.diff(rate, eta1))
+    r0 = sp.cancel(rate.subs(eta1, 0))
+    if r1.has(eta1) or sp.cancel(rate - r0 - eta1 * r1) != 0:
+        raise AssertionError("the gap rate is not linear in eta1")
+    return sp.factor(r0), sp.factor(r1)
+
+
+def lambdify_gap_rate_parts(namespace: dict | None = None) -> Callable[..., list]:
+    """:func:`gap_rate_parts` as ``fn(d, eta1) -> [r0, sqrt(d) r1]`` (eta1 unused; see
+    :func:`_lambdify_in_d`; needs ``sqrt`` in the namespace for balls)."""
+    return _lambdify_in_d("gap-rate-parts", namespace)
+
+
+def lambdify_phase1_rates(namespace: dict | None = None) -> Callable[..., list]:
+    """Phase 1 per unit step, ``fn(d, eta1) -> [beta'_s/eta1, beta'_j/eta1]`` (eta1 unused:
+    beta' = -eta1 grad_beta L(0, 0) is linear in eta1)."""
+    return _lambdify_in_d("phase1-rates", namespace)
+
+
+def phase1_rates() -> list[sp.Expr]:
+    """[beta'_s/eta1, beta'_j/eta1]: Phase 1 divided by its step (a function of d alone)."""
+    forms = three_phase_closed_forms()
+    rates = [sp.cancel(forms[key] / eta1) for key in ("beta1_s", "beta1_j")]
+    if any(r.has(eta1) for r in rates):
+        raise AssertionError("Phase 1 is not linear in eta1")
+    return rates
+
+
+def background_worst_case(beta_s_value=2, beta_j_value=0) -> list[tuple[str, bool]]:
+    """Why the background-symmetric attention at the exact gap is the worst case of
+    Proposition 1 (proofs/prop1.md, step 9), for every d: the steps and SymPy's verdict on each.
+
+    On a word with k >= 1 target symbols and background counts C_j, gamma_s = k/(k + X) with
+    X = sum_j C_j e^(alpha_j - alpha_s) (model (1)); X increases in every background logit, and
+    alpha_s - max_j alpha_j >= g gives X <= n e^-g (n = sum_j C_j), with equality at the
+    symmetric point alpha_j = alpha_s - g.  So the steps: the per-word loss at
+    beta = (beta_s, beta_j) (default 2 e_s) is, on positive words, a function of h = 1 - gamma_s
+    that does not decrease in h on [0, 1], and on negative words does not depend on alpha;
+    h = X/(k + X) increases in X; X increases in each alpha_j.  Then L_s(alpha, beta) <=
+    L_s(g e_s, beta) for every such alpha, whatever d is."""
+    X, b, h = sp.symbols("X b h", nonnegative=True)
+    kk = sp.Symbol("k", positive=True)
+    a = sp.Symbol("a", real=True)
+    fix = {beta_s: sp.sympify(beta_s_value), beta_j: sp.sympify(beta_j_value)}
+    positive = (sp.Rational(1, 2) * (model_output() - 1) ** 2).subs(fix)
+    in_h = sp.expand(positive.subs(k, kk).subs(n, kk * sp.exp(alpha_s - alpha_j) * h / (1 - h))
+                     .simplify())
+    slope = sp.diff(in_h, h)
+    on_unit = slope.subs(h, sp.Symbol("w", positive=True) / (1 + sp.Symbol("w", positive=True)))
+    negative = (sp.Rational(1, 2) * (model_output() + 1) ** 2).subs(fix).subs(k, 0)
+    share = X / (kk + X)
+    return [
+        ("positive words: the loss does not decrease in h = 1 - gamma_s on [0, 1]",
+         bool(sp.simplify(on_unit).is_nonnegative) or bool(sp.simplify(slope).is_nonnegative)),
+        ("negative words: the loss does not depend on the attention",
+         not negative.has(alpha_s, alpha_j)),
+        ("h = X/(k + X) increases in X >= 0",
+         bool(sp.simplify(sp.diff(share, X) - kk / (kk + X) ** 2) == 0)
+         and bool((kk / (kk + X) ** 2).is_positive)),
+        ("X increases in each background logit: d/da (C e^(a - alpha_s)) > 0",
+         bool(sp.diff(sp.exp(a - alpha_s), a).is_positive)),
+        ("at the symmetric point the bound X <= n e^-g is attained",
+         sp.simplify(gamma_s().subs(alpha_j, alpha_s + sp.log(b)) - kk / (kk + n * b)).subs(k, kk)
+         .simplify() == 0),
+    ]

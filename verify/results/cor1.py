@@ -34,16 +34,18 @@ def _judge_final(case: Case, constants: Constants) -> Outcome:
 def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
     from ..certify.outcomes import certified_cases
 
-    return certified_cases("cor1", profile, options)
+    return certified_cases("cor1-4d", profile, options)
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
-    """Every real (d, eps) of a box at once, by ball arithmetic (verify/certify); the outcome
+    """Every real (d, eps) of a box and every step size the hypotheses allow, at once, by ball
+    arithmetic over (ln d, ln eps, eta1/sqrt(d), eta2_min/eta2) (verify/certify,
+    proofs/hypothesis-range.md); the outcome
     says which of cor1.C's calibration cases the box contains (then the report counts it
     in-sample for cor1.C, proofs/cor1.md)."""
     from ..certify.outcomes import judge_certified
 
-    out = judge_certified("cor1", case, constants)
+    out = judge_certified("cor1-4d", case, constants)
     inside = cor1_samples.box_calibration(case.params)
     if not inside:
         return replace(out, detail=out.detail + "; the box holds none of cor1.C's calibration "
@@ -67,7 +69,7 @@ RESULT = Result(
     document="proofs/cor1.md",
     checks=(
         Check("cor1.certified_box", "Corollary 1 (certified)",
-              "L_s(alpha', beta'') <= eps with T >= 72/eps for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              "L_s(alpha', beta'') <= eps (population gradients) for every real d, eps in the box, every 0 < eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, T = ceil(72/eps) (every integer T >= 72/eps)", Evidence.CERTIFIED, _certified_cases, _judge_certified,
               reconstructed=True, reach=Reach.RANGE, scope="population schedule"),  # the schedule's step sizes are reconstructed
         Check("cor1.population", "Corollary 1", "L_s(alpha', beta'') <= eps with T = ceil(72/eps)",
               Evidence.NUMERIC, _cases, _judge_final, reconstructed=True, scope="population schedule"),

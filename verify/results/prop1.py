@@ -255,7 +255,7 @@ RESULT = Result(
     document="proofs/prop1.md",
     checks=(
         Check("prop1.certified_box", "Proposition 1 (certified)",
-              "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps for every real d, eps in the box (Arb balls, branch and bound)", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              "L_s(alpha, 2 e_s) <= eps for every real d, eps in the box and every alpha with alpha_s - max_j alpha_j >= ln(4d/eps^2) (Arb balls, branch and bound at the symmetric alpha, the worst case by SymPy)", Evidence.CERTIFIED, _certified_cases, _judge_certified,
               reach=Reach.RANGE),
         Check("prop1.bound", "Proposition 1", "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps",
               Evidence.NUMERIC, _cases, _judge_bound),

@@ -349,16 +349,18 @@ def _symbolic_cases(profile: Profile, constants: Constants, options: Mapping) ->
 def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
     from ..certify.outcomes import certified_cases
 
-    return certified_cases("thm2", profile, options)
+    return certified_cases("thm2-4d", profile, options)
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
-    """Every real (d, eps) of a box at once, by ball arithmetic (verify/certify); the outcome
+    """Every real (d, eps) of a box and every step size the hypotheses allow, at once, by ball
+    arithmetic over (ln d, ln eps, eta1/sqrt(d), eta2_min/eta2) (verify/certify,
+    proofs/hypothesis-range.md); the outcome
     says which of thm2.C's calibration cases the box contains (then the report counts the box
     in-sample for thm2.C: one verdict covers both, proofs/thm2.md)."""
     from ..certify.outcomes import judge_certified
 
-    out = judge_certified("thm2", case, constants)
+    out = judge_certified("thm2-4d", case, constants)
     inside = box_calibration(case.params)
     if inside is None:
         return replace(out, detail=out.detail + "; the box holds none of thm2.C's calibration "
@@ -379,7 +381,7 @@ RESULT = Result(
     document="proofs/thm2.md",
     checks=(
         Check("thm2.certified_box", "Theorem 2 and A.7 (certified)",
-              "L_s(alpha', beta'') <= eps and the A.7 steps (contraction, initial distance, optimum, delta) for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              "L_s(alpha', beta'') <= eps and the A.7 steps (contraction, initial distance, optimum, delta) for every real d, eps in the box, every 0 < eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, every integer T >= ceil(4d ln(16d/eps))", Evidence.CERTIFIED, _certified_cases, _judge_certified,
               reconstructed=True, reach=Reach.RANGE),  # the schedule's step sizes are reconstructed
         Check("thm2.hypotheses", "Theorem 2 (hypotheses)",
               "configuration (not counted): the configured constants inside the hypotheses, "

@@ -66,21 +66,36 @@ class Serial(Executor):
 
 
 class Process(Executor):
-    """A process pool per call of ``completed``; unfinished tasks are cancelled when the caller
-    stops reading (an error, Ctrl-C)."""
+    """A local process pool per call of ``completed``, or (``keep``) one started at the first
+    call and kept until ``close``: a caller that calls it many times, as the branch and bound
+    does once per chunk of boxes, then pays the workers' start and warm-up once.  Unfinished
+    tasks of a call are cancelled when the caller stops reading (an error, Ctrl-C)."""
 
     name = "process"
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, keep: bool = False) -> None:
         self.workers = workers
+        self.keep = keep
+        self.pool: ProcessPoolExecutor | None = None
 
     def completed(self, fn: Callable[[T], R], tasks: Sequence[T]) -> Iterator[R]:
-        pool = ProcessPoolExecutor(max_workers=self.workers)
+        pool = self.pool or ProcessPoolExecutor(max_workers=self.workers)
+        if self.keep:
+            self.pool = pool
+        futures = [pool.submit(fn, task) for task in tasks]
         try:
-            for future in as_completed([pool.submit(fn, task) for task in tasks]):
+            for future in as_completed(futures):
                 yield future.result()
         finally:
-            pool.shutdown(cancel_futures=True)
+            for future in futures:
+                future.cancel()
+            if not self.keep:
+                pool.shutdown(cancel_futures=True)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+            self.pool = None
 
 
 def _distributed():
@@ -163,9 +178,11 @@ class Dask(Executor):
             self.cluster.close()
 
 
-def choose(workers: int, scheduler: str | None = None, cluster: str | None = None) -> Executor:
+def choose(workers: int, scheduler: str | None = None, cluster: str | None = None,
+           keep: bool = False) -> Executor:
     """The executor the command line asks for: Dask when given a scheduler or a cluster, else a
-    process pool of ``workers`` processes (serial for one)."""
+    process pool of ``workers`` processes (serial for one; ``keep``: one pool for every call
+    until closed)."""
     if scheduler and cluster:
         raise ExecutorError("--scheduler and --cluster exclude each other")
     if workers < 1:
@@ -176,4 +193,4 @@ def choose(workers: int, scheduler: str | None = None, cluster: str | None = Non
         return Dask(workers=workers)
     if cluster:
         raise ExecutorError(f"--cluster: only 'local' is known, got {cluster!r}")
-    return Serial() if workers == 1 else Process(workers)
+    return Serial() if workers == 1 else Process(workers, keep)

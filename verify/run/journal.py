@@ -22,7 +22,7 @@ class JournalError(Exception):
 
 
 PACKAGE = Path(__file__).resolve().parent.parent  # the verify package
-COMPUTING = ("checks.py", "engine", "results", "certify")  # what outcomes depend on (not the presentation)
+COMPUTING = ("checks.py", "engine", "results", "certify", "checker")  # what outcomes depend on (not the presentation)
 
 
 def code_fingerprint(root: Path = PACKAGE) -> str:
