@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONSTANTS = "verify/data/constants.toml"
-REQUIRED = ("verify/dependency_map.json", "verify/experiments/config/occurrence.toml")  # package data
+REQUIRED = ("verify/regression/dependency_map.json", "verify/run/costs.json", "verify/experiments/config/occurrence.toml")  # package data
 FORBIDDEN = ("tests/", "notebooks/", ".ipynb", ".ipynb_checkpoints", "REPORT.md", "reports/")
 
 

@@ -23,15 +23,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from verify import executors, memo, report, runner  # noqa: E402
+from verify import report
+from verify.run import executors, memo, runner  # noqa: E402
 from verify.checks import Profile  # noqa: E402
 from verify.constants import load, values  # noqa: E402
+from verify.results import by_id, select  # noqa: E402
 
 
 def timed_run(executor: executors.Executor, ids: list[str], profile: Profile) -> tuple[float, int, dict]:
     """Wall-clock seconds of one run, its number of tasks, and its JSON report without timings."""
     consts = load()
-    results = [r for r in runner.select(ids or None) if r.checked]
+    results = [r for r in select(ids or None) if r.checked]
     tasks = 0
 
     def count(done: int, total: int) -> None:
@@ -40,7 +42,7 @@ def timed_run(executor: executors.Executor, ids: list[str], profile: Profile) ->
 
     with memo.temporary() as store:
         start = time.perf_counter()
-        reports = runner.run(results, values(consts), profile, executor=executor, store=store,
+        reports = runner.run(results, values(consts), profile, executor=executor, store=store, resolve=by_id,
                              check_ids=ids or None, progress=count)
         seconds = time.perf_counter() - start
     data = json.loads(report.json_report(reports, results, consts, profile))

@@ -43,11 +43,15 @@ DRIVER = textwrap.dedent("""
     import json, os, sys, time
     sys.path.insert(0, sys.argv[1])
     log = sys.argv[2]
-    from verify import cli, runner
+    try:
+        from verify.cli import app as cli
+        from verify.run import runner
+    except ImportError:  # a checkout from before verify/cli/ and verify/run/
+        from verify import cli, runner
     real = runner._run_group
-    def timed(group):
+    def timed(*args):  # (group) before verify/run/, (resolve, group) after
         cpu = time.process_time()
-        out = real(group)
+        out = real(*args)
         cpu = time.process_time() - cpu
         walls = [(row[0], row[1], float(row[3][0] if isinstance(row[3], tuple) else row[3]))
                  for row in out]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from verify import memo  # noqa: E402
+from verify.run import memo  # noqa: E402
 from verify.checks import Profile  # noqa: E402
 from verify.constants import load, values  # noqa: E402
 from verify.results import contrast  # noqa: E402

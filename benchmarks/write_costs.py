@@ -1,4 +1,4 @@
-"""Write verify/costs.json from the JSON reports of runs (run by hand after a run of a profile):
+"""Write verify/run/costs.json from the JSON reports of runs (run by hand after a run of a profile):
 the seconds per case of every check, which the runner uses only to start the longest tasks first.
 
     python -m verify all --json /tmp/default.json            # any profile
@@ -12,7 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
-COSTS = Path(__file__).resolve().parent.parent / "verify" / "costs.json"
+COSTS = Path(__file__).resolve().parent.parent / "verify" / "run" / "costs.json"
 NOTE = ("seconds per case of each check, from the timings of a `verify all --json` run of each "
         "profile (benchmarks/write_costs.py); the runner starts the tasks with the largest sum "
         "first and nothing else reads them")

@@ -40,7 +40,7 @@ import matplotlib.pyplot as plt
 import mpmath
 
 from verify import constants as vconst
-from verify import notebook
+from verify.report import notebook
 from verify.checks import Case
 from verify.results import prop2, prop3, prop4, thm1, thm2
 

@@ -34,7 +34,7 @@ import sympy as sp
 from IPython.display import display
 
 from verify import constants as vconst
-from verify import notebook
+from verify.report import notebook
 from verify.checks import Profile
 from verify.engine import symbolic
 from verify.engine.plans import output_steps, three_phase

@@ -39,7 +39,7 @@ import numpy as np
 import sympy as sp
 from IPython.display import display
 
-from verify import notebook
+from verify.report import notebook
 from verify.checks import Case
 from verify.engine import general, symbolic
 from verify.engine.symmetric import SymmetricPoint, evaluate

@@ -37,7 +37,7 @@ import sympy as sp
 from IPython.display import display
 
 from verify import constants as vconst
-from verify import notebook
+from verify.report import notebook
 from verify.engine import general
 from verify.results import prop2
 
@@ -245,6 +245,58 @@ show(fig, "floor")
 run_check("prop2.floor");
 
 # %% [markdown]
+# ## Every output and every attention at $d = 3$: a proof (certified evidence)
+#
+# For fixed $\alpha$ the loss is a convex quadratic in $\tilde\beta$, so its minimum over the cone
+# $\{\tilde\beta_s \le \tilde\beta_j\}$ ($s = \arg\min\tilde\beta$) is a convex QP, bounded below by
+# weak duality; $\alpha$ runs over the square of successive ratios of the sorted logits, once for
+# each position of $s$ among them (`proofs/prop2.md`, step 5). Each panel: the leaves of the
+# committed certificate `certificates/prop2-cone-d3.json` for one position, coloured by the
+# proved lower bound of the cone's minimum on the leaf; the float64 cone minimum on a grid
+# (non-negative least squares on the dual) is printed beside.
+
+# %%
+import json
+from fractions import Fraction
+from pathlib import Path
+
+from matplotlib.patches import Rectangle
+
+from verify.certify import cube
+
+CERT = json.loads((Path(prop2.__file__).resolve().parents[2] / "certificates" / "prop2-cone-d3.json").read_text())
+c1 = float(Fraction(CERT["constants"]["prop2.c1"]))  # the margins are stored against it
+rows = []
+for leaf in CERT["leaves"]:
+    b = [float.fromhex(x) for x in leaf["box"]]
+    rows.append((b, c1 + float.fromhex(leaf["margins"]["prop2.all_parameters"][0])))
+print(f"{len(rows)} leaves; proved: the cone's minimum is >= {min(lo for _, lo in rows):.4f} "
+      f"on every leaf (found with c1 = {CERT['constants']['prop2.c1']})")
+
+
+def cone_min(k, r2, r3):
+    alpha = np.array([0.0, np.log(max(r2, 1e-9)), np.log(max(r2, 1e-9) * max(r3, 1e-9))])
+    M, P = general.target_moments_float(3, alpha)
+    lam, beta = cube.cone_multipliers(M, P[:, k], k)
+    return 0.5 * beta @ M @ beta - 2 * beta @ P[:, k] + 1
+
+
+GRID = np.linspace(0.0, 1.0, 6)
+fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+norm = plt.Normalize(min(lo for _, lo in rows), 0.5)
+for k, ax in enumerate(axes):
+    vals = [cone_min(k, a, b) for a in GRID for b in GRID]
+    for b, lo in rows:
+        if b[0] == k:
+            ax.add_patch(Rectangle((b[2], b[4]), b[3] - b[2], b[5] - b[4], lw=0.5, ec="k",
+                                   fc=plt.cm.viridis(norm(lo))))
+    ax.set_title(f"s at position {k + 1} (grid min {min(vals):.4f})", fontsize=10)
+    ax.set_xlabel("$r_2$")
+    ax.set_ylabel("$r_3$")
+fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap="viridis"), ax=axes, label="proved lower bound")
+show(fig, "cone_d3")
+
+# %% [markdown]
 # ## Summary
 #
 # | step | what it says | check | evidence |
@@ -253,6 +305,7 @@ run_check("prop2.floor");
 # | 2 | $\min\tilde\beta \ge 1 \Rightarrow L_s \ge \tfrac14$ (text) | `prop2.large_output` | symbolic |
 # | 3 | the same, by a search over $\alpha$ | `prop2.large_output_search` | search |
 # | 4 | $\inf_\alpha L_s \ge c_1$ for $s = \arg\min\tilde\beta$ (case lost, $c_1$ measured) | `prop2.floor` | search |
+# | 5 | every $\tilde\beta$ and $\alpha$ at $d = 3$: $\inf \ge 0.49$ | `prop2.all_parameters` | certified |
 
 # %%
 failed = sorted({cid for cid, out in OUTCOMES if out.passed is not True})

@@ -25,7 +25,7 @@
 # `verify.engine`, closed forms from the SymPy reduction in `verify.engine.symbolic`, verdicts
 # from the registered checks of `verify.results.prop3`.
 #
-# Run time: about 15 s on two cores.
+# Run time: about 20 s on two cores.
 
 # %%
 import matplotlib.pyplot as plt
@@ -35,7 +35,7 @@ import sympy as sp
 from IPython.display import display
 
 from verify import constants as vconst
-from verify import notebook
+from verify.report import notebook
 from verify.checks import Profile
 from verify.engine import general, symbolic
 from verify.results import prop3
@@ -227,3 +227,75 @@ print(f"c2 = 0.6 at d = 1e5: passed = {out.passed} ({out.detail})")
 assert out.passed is False
 
 print("d = 2, alpha = 0: inf_beta L_s per target (float64):", prop3.floors_float(2, np.zeros(2)))
+
+# %% [markdown]
+# ## 5. Every attention at $d = 3$: a proof (certified evidence)
+#
+# Sort the logits, $\alpha_1 \ge \alpha_2 \ge \alpha_3$, and use the successive ratios
+# $r_k = e^{\alpha_k - \alpha_{k-1}} \in (0, 1]$: every attention is a point of the square
+# $[0, 1]^2$ up to a shift and a permutation, and the floor $F(r)$ is continuous on the closed
+# square (stratify the words by their heaviest symbol; `proofs/prop3.md`). Left: $F$ over the
+# square (float64, a grid), with the leaves of the committed certificate
+# `certificates/prop3-cube-d3.json`: on every leaf some target's floor was proved $\ge c_2$ by Arb
+# enclosures. Right: the leaves of `certificates/prop3-sharp-d3.json`, which prove
+# $F \ge F(0)$ everywhere, so that $\min_\alpha F = F(0) = \tfrac12 - 1/(4 \ln 2)$ at $\alpha = 0$
+# (the corner $r = (1, 1)$).
+
+# %%
+import json
+from pathlib import Path
+
+from matplotlib.patches import Rectangle
+
+CERTS = Path(prop3.__file__).resolve().parents[2] / "certificates"
+
+
+def leaves(group):
+    data = json.loads((CERTS / f"{group}.json").read_text())
+    out = []
+    for leaf in data["leaves"]:
+        b = [float.fromhex(x) for x in leaf["box"]]
+        out.append((b, leaf["target"], float.fromhex(leaf["margins"][next(iter(leaf["margins"]))][0])))
+    return data, out
+
+
+GRID = np.linspace(0.0, 1.0, 26)
+F = np.empty((GRID.size, GRID.size))
+for i, r2 in enumerate(GRID):
+    for j, r3 in enumerate(GRID):
+        rr = [max(r2, 1e-9), max(r3, 1e-9)]
+        F[j, i] = prop3.floors_float(3, np.array([0.0, np.log(rr[0]), np.log(rr[0] * rr[1])])).max()
+print(f"F over the grid: min {F.min():.6f} at r = ({GRID[np.unravel_index(F.argmin(), F.shape)[1]]:.3g}, "
+      f"{GRID[np.unravel_index(F.argmin(), F.shape)[0]]:.3g}), max {F.max():.6f}")
+
+fig, axes = plt.subplots(1, 2, figsize=(11, 4.8))
+for ax, group in zip(axes, ("prop3-cube-d3", "prop3-sharp-d3")):
+    data, rows = leaves(group)
+    im = ax.pcolormesh(GRID, GRID, F, shading="nearest", cmap="viridis")
+    for b, target, lo in rows:
+        ax.add_patch(Rectangle((b[0], b[2]), b[1] - b[0], b[3] - b[2], fill=False, lw=0.6,
+                               ec="white"))
+    ax.plot([1], [1], "r*", ms=12, clip_on=False, label=r"$\alpha = 0$")
+    ax.set_xlabel("$r_2$")
+    ax.set_ylabel("$r_3$")
+    ax.set_title(f"{group}: {len(rows)} certified leaves")
+    ax.legend(loc="lower left")
+fig.colorbar(im, ax=axes, label=r"$F(r) = \max_s \inf_\beta L_s$")
+show(fig, "cube_d3")
+
+# %% [markdown]
+# One leaf re-judged here, live (the one at $\alpha = 0$ in the sharp certificate: certified by
+# the sign of the gradient of the lowest logit's target), and the gradient constant $a$ of the
+# V-shape: at $\alpha = 0$ every target's floor has gradient $a(e_s - 1/d)$, certified nonzero.
+
+# %%
+from verify.certify import cube
+
+_, rows = leaves("prop3-sharp-d3")
+corner = next(b for b, _, _ in rows if b[1] == 1.0 and b[3] == 1.0)
+box = ((corner[0], corner[1]), (corner[2], corner[3]))
+verdict = cube.judge(cube.PROBLEMS["prop3-sharp-d3"], box, CONSTANTS)
+a, symmetric = cube.gradient_constant(3)
+print(f"box {box}: {verdict.status}, margin {verdict.margin[0]:.4g}, target {verdict.target + 1}")
+print(f"a in [{float(a.lower()):.10f}, {float(a.upper()):.10f}] (the symmetry holds: {symmetric})")
+assert verdict.status == "certified" and symmetric

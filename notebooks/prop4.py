@@ -35,7 +35,7 @@ import mpmath
 import numpy as np
 
 from verify import constants as vconst
-from verify import notebook
+from verify.report import notebook
 from verify.checks import Profile
 from verify.engine import general
 from verify.results import lemma_low_attention, prop4

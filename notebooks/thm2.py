@@ -36,7 +36,7 @@ import sympy as sp
 from IPython.display import display
 
 from verify import constants as vconst
-from verify import notebook
+from verify.report import notebook
 from verify.checks import Case, Evidence, Profile
 from verify.engine import symbolic
 from verify.engine.plans import three_phase
@@ -130,7 +130,7 @@ plans = {dd: show_plan(dd, EPS_SHOW) for dd in (3, 10, 1000)}
 #
 # | A.7 step | claim | check id |
 # |---|---|---|
-# | (hypotheses) | the configured schedule satisfies $\eta_1 \le \sqrt d$, $\eta_3 = 1$, $T \ge 4d\ln(16d/\varepsilon)$ | `thm2.hypotheses` |
+# | (hypotheses, configuration: not counted) | the configured schedule satisfies $\eta_1 \le \sqrt d$, $\eta_3 = 1$, $T \ge 4d\ln(16d/\varepsilon)$ | `thm2.hypotheses` |
 # | start of Phase 3 | $\beta'_s \in (0,1)$, $\beta'_j \in (0, \tfrac12)$ | `thm2.beta1_range` (**discrepancy**, see §4) |
 # | corrected hypothesis | the same when $\eta_1 < d/2$ | `thm2.beta1_range_corrected` |
 # | initial distance | $\lVert\beta' - \beta^*\rVert^2 \le 16d$ | `thm2.initial_distance` |
@@ -166,7 +166,7 @@ def run_checks(ids, options):
 outcomes = run_checks([c.id for c in thm2.RESULT.checks  # the certified box is run by `verify check thm2.certified_box`
                         if c.id not in TIGHTNESS and c.evidence is not Evidence.CERTIFIED], GRID)
 
-failed = sorted({check.id for check, out in outcomes if out.passed is not True})
+failed = sorted({check.id for check, out in outcomes if out.counted and out.passed is not True})
 documented = [cid for cid in failed if cid in thm2.RESULT.discrepancies]
 print("\nchecks with a failing case:", failed, "- documented as discrepancies of the paper:", documented)
 assert failed == documented, f"undocumented failure: {sorted(set(failed) - set(documented))}"
@@ -188,10 +188,12 @@ print("d >= 2 with beta'_s >= 1 (SymPy solveset):")
 display(sp.solveset(beta1_sqrt >= 1, d, sp.Interval(2, sp.oo)))
 for dd in (3, 4, 5, 6):
     case = Case(f"d={dd}", {"d": dd, "eps": 0.01})
-    b_s, b_j = thm2.run_plan_beta1(case, CONSTANTS)
-    print(f"d = {dd}: beta'_s = {mpmath.nstr(b_s, 10)}, beta'_j = {mpmath.nstr(b_j, 10)}, "
-          f"in range: {bool(0 < b_s < 1 and 0 < b_j < 0.5)}, "
-          f"corrected hypothesis eta1 < d/2 holds: {thm2.beta1_corrected_hypothesis(case, CONSTANTS)}")
+    b_s, b_j, err = thm2.run_plan_beta1(case, CONSTANTS)
+    print(f"d = {dd}: beta'_s = {mpmath.nstr(b_s, 10)}, beta'_j = {mpmath.nstr(b_j, 10)} "
+          f"(error estimate {mpmath.nstr(err, 2)}), in range: {bool(0 < b_s < 1 and 0 < b_j < 0.5)}, "
+          f"corrected hypothesis eta1 = sqrt(d) < d/2 holds: {dd > 4}")
+# the corrected step for every d >= 3 and 0 < eta1 < d/2, proved (thm2.beta1_range_corrected)
+print(thm2.beta1_corrected())
 print()
 for check_id, disc in thm2.RESULT.discrepancies.items():
     print("discrepancy:", check_id, f"(expected where {disc.scope}) -", disc.reason)
@@ -309,3 +311,45 @@ stuck = evaluate_at(state, plan.beta_star[0], plan.beta1[1]).loss
 print(f"d = 1000: beta'_j = {mpmath.nstr(plan.beta1[1], 6)}; "
       f"L_s(alpha', (beta*_s, beta'_j)) = {mpmath.nstr(stuck, 6)}")
 assert 1e-4 < stuck < 1e-3
+
+# %% [markdown]
+# ## Every step size the hypotheses allow: a slice of the certified tiling
+#
+# `thm2.certified_box` proves the final loss and the A.7 steps for every real
+# $d \in [3, 10^9]$, $\varepsilon \in [10^{-6}, 0.99]$ and every step size allowed:
+# $u = \eta_1/\sqrt d \in (0, 1]$, $v = \eta_{2,\min}/\eta_2 \in (0, 1]$, every integer
+# $T \ge \lceil 4d\ln(16d/\varepsilon)\rceil$ (`proofs/hypothesis-range.md`). The committed
+# certificate tiles the four-dimensional box; below, its slice at the $(d, \varepsilon)$ where
+# the tightest step, $2\delta \le \varepsilon/2$, has its smallest certified margin. Each leaf is
+# re-judged now, coloured by its smallest relative margin over the five claims.
+
+# %%
+import json  # noqa: E402
+import math  # noqa: E402
+
+from matplotlib.patches import Rectangle  # noqa: E402
+
+from verify.certify import boxes as cboxes  # noqa: E402
+from verify.certify.certificate import slice_leaves  # noqa: E402
+from verify.certify.outcomes import CERTIFICATES  # noqa: E402
+
+D0, EPS0 = 3.15, 0.6
+cert = json.loads((CERTIFICATES / "thm2-4d-whole-range.json").read_text())
+tiles = slice_leaves(cert, {0: math.log(D0), 1: math.log(EPS0)})
+fig, ax = plt.subplots(figsize=(5, 4.2))
+cmap = plt.get_cmap("viridis")
+for box, _ in tiles:
+    verdict = cboxes.judge("thm2-4d", box, CONSTANTS, cert["bits"])
+    assert verdict.status == "certified"  # every leaf of the slice holds again, now
+    claim, (m, _) = min(verdict.margins.items(), key=lambda kv: kv[1][0])
+    ax.add_patch(Rectangle((box[4], box[6]), box[5] - box[4], box[7] - box[6],
+                           facecolor=cmap(min(1.0, m)), edgecolor="white"))
+    ax.text((box[4] + box[5]) / 2, (box[6] + box[7]) / 2, f"{m:.2g}\n{claim.split('.')[1]}",
+            ha="center", va="center", fontsize=6, color="white" if m < 0.6 else "black")
+ax.set(xlim=(0, 1), ylim=(0, 1), xlabel=r"$u = \eta_1/\sqrt{d}$",
+       ylabel=r"$v = \eta_{2,\min}/\eta_2$",
+       title=rf"thm2: certified leaves at $d$ = {D0}, $\varepsilon$ = {EPS0}")
+show(fig, "tiling")
+worst = min(tiles, key=lambda t: min(lo for lo, _ in t[1].values()))[0]
+print(f"{len(tiles)} leaves of {len(cert['leaves'])} meet this (d, eps); the smallest stored "
+      f"margin on u in [{worst[4]:g}, {worst[5]:g}], v in [{worst[6]:g}, {worst[7]:g}]")

@@ -227,11 +227,7 @@ def test_recheck_validates_a_centred_certificate_and_rejects_a_forged_one(tmp_pa
 def test_the_default_boxes_need_few_leaves():
     """The reason for the centred form: Theorem 2's default box is one leaf (142 with plain
     balls); the plain route stays available as method="plain"."""
-    from verify.certify.outcomes import BOXES
-    from verify.checks import Profile
-
-    (d_lo, d_hi, e_lo, e_hi, _), = BOXES["thm2"][Profile.QUICK]
-    run = boxes.branch_and_bound("thm2", boxes.log_box(d_lo, d_hi, e_lo, e_hi), CONSTANTS, 96, 8)
+    run = boxes.branch_and_bound("thm2", boxes.log_box(10, 10.05, 0.1, 0.1005), CONSTANTS, 96, 8)
     assert run.status is True and len(run.leaves) <= 2
     with pytest.raises(ValueError):
         boxes.judge_box("thm2", run.root, CONSTANTS, 96, method="nonsense")

@@ -101,11 +101,16 @@ def test_phase3_bound_monotone_in_T():
 def test_cli_certify_and_recheck(tmp_path, capsys):
     out = tmp_path / "c.json"
     assert main(["certify", "prop1", "--d", "10", "11", "--eps", "0.1", "0.12", "--out", str(out)]) == 0
-    assert main(["recheck", str(out)]) == 0
+    # a small box is not the registered claim: stated, exit 1 unless --any-box (issue 27)
+    assert main(["recheck", str(out)]) == 1
+    assert "MISMATCH: the root does not cover the registered box" in capsys.readouterr().out
+    assert main(["recheck", str(out), "--any-box"]) == 0
+    assert main(["recheck", str(out), "--any-box", "--independent"]) == 0
     data = json.loads(out.read_text())
     data["leaves"] = []
     out.write_text(json.dumps(data))
-    assert main(["recheck", str(out)]) == 1
+    assert main(["recheck", str(out), "--any-box"]) == 1
+    assert main(["recheck", str(out), "--any-box", "--independent"]) == 1
     assert main(["certify", "prop1", "--d", "11", "10", "--eps", "0.1", "0.12", "--out", str(out)]) == 2
     assert "error" in capsys.readouterr().err
 
@@ -127,7 +132,8 @@ def test_cli_eval_certified_contains_the_mpmath_value(capsys):
     plain = json.loads(capsys.readouterr().out)
     with mpmath.workdps(40):
         for key, value in [("loss", plain["loss"]), *plain["grad"].items()]:
-            mid, rad = mpmath.mpf(balls[key]["mid"]), mpmath.mpf(balls[key]["rad"])
+            ball = balls["loss"] if key == "loss" else balls["grad"][key]  # one shape with and without --certified
+            mid, rad = mpmath.mpf(ball["mid"]), mpmath.mpf(ball["rad"])
             assert abs(mpmath.mpf(value) - mid) <= rad + abs(mid) * mpmath.mpf(10) ** -19
 
 
@@ -210,13 +216,13 @@ def seeded_certificate():
 
 def _counting(monkeypatch) -> list:
     judged = []
-    real = boxes.judge_box
+    real = boxes.judge
 
     def judge(group, box, *args, **kwargs):
         judged.append(box)
         return real(group, box, *args, **kwargs)
 
-    monkeypatch.setattr(boxes, "judge_box", judge)
+    monkeypatch.setattr(boxes, "judge", judge)
     return judged
 
 
@@ -232,16 +238,18 @@ def test_a_run_from_a_certificate_has_the_same_leaves_for_half_the_boxes(seeded_
     assert len(judged) == len(run.leaves) < 2 * len(run.leaves) - 1
 
 
-@pytest.mark.parametrize("change", ["constants", "code", "root", "leaf lost", "leaf undecided",
-                                    "budget", "depth"])
+@pytest.mark.parametrize("change", ["constants", "axes", "root", "leaf lost", "leaf undecided",
+                                    "budget", "depth", "method", "bits", "group"])
 def test_a_certificate_that_a_run_would_not_end_with_is_not_used(seeded_certificate, change,
                                                                  monkeypatch):
     _, data = seeded_certificate
     data, consts, root, budget, depth = copy.deepcopy(data), CONSTANTS, SEEDED, 400, 30
     if change == "constants":
         consts = dict(CONSTANTS, **{"prop1.attention_constant": Fraction(5)})
-    elif change == "code":
-        monkeypatch.setattr(certificate, "code_fingerprint", lambda: "another")
+    elif change == "axes":
+        data["axes"] = ["ln d", "ln eps", "u", "v"]
+    elif change in ("method", "bits", "group"):
+        data[change] = {"method": "plain", "bits": 64, "group": "thm2"}[change]
     elif change == "root":
         root = boxes.log_box(10, 61, 0.05, 0.5)
     elif change == "leaf lost":
@@ -253,6 +261,27 @@ def test_a_certificate_that_a_run_would_not_end_with_is_not_used(seeded_certific
     else:
         depth = 1
     assert certificate.seed(data, "prop1", root, consts, 96, "centred", depth, budget) is None
+
+
+def test_a_certificate_of_other_code_or_format_1_still_seeds_and_says_so(seeded_certificate,
+                                                                        tmp_path, monkeypatch):
+    """Item 3 of issue 28: every leaf is judged again, so the code fingerprint is not needed for
+    soundness: a certificate written by other code (or in format 1) seeds the run, and the
+    outcome says the fingerprint differs."""
+    from verify.certify import outcomes
+
+    run, data = seeded_certificate
+    old = dict(copy.deepcopy(data), code="another", format="verify-certificate/1")
+    del old["axes"], old["claim"]
+    assert certificate.seed(old, "prop1", SEEDED, CONSTANTS, 96, "centred", 30, 400) is not None
+    (tmp_path / "prop1-old.json").write_text(json.dumps(old))
+    monkeypatch.setattr(outcomes, "CERTIFICATES", tmp_path)
+    judged = _counting(monkeypatch)
+    out = outcomes.judge_certified("prop1", outcomes._case(10, 60, 0.05, 0.5, 400), CONSTANTS)
+    assert out.passed is True and len(judged) == len(run.leaves)
+    assert "fingerprint differs" in out.detail and "prop1-old.json" in out.detail
+    assert "fingerprint differs" in certificate.recheck(old).notes[0]
+    assert certificate.recheck(old).ok and not certificate.recheck(old, check_code=True).ok
 
 
 def test_the_registered_box_starts_from_a_matching_certificate_in_the_folder(seeded_certificate,

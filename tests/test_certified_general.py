@@ -233,7 +233,7 @@ def test_an_integrand_without_bound_gives_an_undeciding_ball():
     assert not vals[0].is_finite()
 
 
-@pytest.mark.parametrize("check_id", ["prop3.certified_floor", "lemma-low-attention.certified_floor",
+@pytest.mark.parametrize("check_id", ["prop3.certified_floor", "lemma-low-attention.certified_ceiling",
                                       "thm1.certified_floor"])
 def test_certified_floor_details_do_not_depend_on_the_clock(check_id, monkeypatch):
     """Same seed, same bytes: a certified floor's detail carries no wall time (a clock that
@@ -252,3 +252,35 @@ def test_certified_floor_details_do_not_depend_on_the_clock(check_id, monkeypatc
     ticks = itertools.count(start=10**6, step=1000)
     monkeypatch.setattr(time, "perf_counter", lambda: float(next(ticks)))
     assert check.judge(case, constants).detail == first.detail
+
+
+def test_each_certified_point_value_says_what_it_bounds(monkeypatch):
+    """Issue 26, item 5: prop2's ball is the loss at one alpha (an upper bound of inf_alpha, no
+    floor), the lemma's an upper end (a ceiling); the old ids still find them; thm1's detail
+    says whether a logit gap was capped."""
+    from verify.checks import Case, Evidence, Outcome, Profile, Reach
+    from verify.constants import load, values
+    from verify.results import RENAMED, by_id, current_ids, prop2, select, thm1
+
+    constants = values(load())
+    checks = {c.id: c for r in (prop2.RESULT, by_id("lemma-low-attention"), thm1.RESULT)
+              for c in r.checks}
+    assert "upper bound of inf_alpha" in checks["prop2.certified_value"].claim
+    assert "ceiling" in checks["lemma-low-attention.certified_ceiling"].claim
+    points = ("prop2.certified_value", "lemma-low-attention.certified_ceiling", "thm1.certified_floor")
+    assert all(checks[i].covers is Reach.POINTS for i in points if i in checks)
+    assert checks["prop2.all_parameters"].covers is Reach.RANGE  # the cube certificate (issue 29)
+    assert current_ids(list(RENAMED)) == list(RENAMED.values())
+    assert [r.id for r in select(["prop2.certified_floor"])] == ["prop2"]
+    at = dict(alpha=[0.0, -1.0, 0.5], beta=[1.0, 1.0, 1.0], s=0)
+    value = prop2.reevaluate(3, 0, at["alpha"], at["beta"], 20)
+    found = Outcome("d=3", True, 1.0, Evidence.SEARCH, "",
+                    values={**at, "floor": float(value.value), "floor_error": float(value.error)})
+    monkeypatch.setattr(prop2, "dedicated_outcome", lambda *a: found)
+    out = prop2._judge_certified(Case("d=3", {"d": 3}), constants)
+    assert out.passed is True and "an upper bound of inf_alpha there: no floor" in out.detail
+    assert "certified floor" not in out.detail and "value lies in it" in out.detail
+    case = thm1._floor_cases(Profile.QUICK, constants, {})[0]
+    small = {"random": 0, "starts": 0, "evals": 0, "n_eta": 2, "adversarial": False}
+    text = thm1._judge_certified(Case(case.label, {**case.params, **small}), constants).detail
+    assert "from the 20-digit step, rounded to float64" in text and "none capped" in text

@@ -19,7 +19,8 @@ def test_eval_json_matches_enumeration(capsys):
                        "--beta-s", "1.2", "--beta-j", "0.3", "--dps", "30", "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"d", "dps", "loss", "grad", "provenance"}
+    assert set(data) == {"command", "d", "dps", "evidence", "moments", "loss", "grad", "error", "provenance"}
+    assert data["evidence"] == "numeric" and set(data["error"]) >= {"kind", "loss", *data["grad"]}
     assert set(data["grad"]) == {"alpha_s", "alpha_j", "beta_s", "beta_j"}
     truth = symmetric_truth(3, "1.5", "-0.5", "1.2", "0.3", L=400, dps=40)
     with mpmath.workdps(40):
@@ -36,7 +37,7 @@ def test_eval_json_matches_enumeration(capsys):
     (["plan", "three-phase", "--d", "5", "--eps", "1.5"], "eps must be in (0, 1)"),
     (["plan", "three-phase", "--d", "5", "--eps", "0"], "eps must be in (0, 1)"),
     (["plan", "three-phase", "--d", "5", "--eps", "0.1", "--T", "-3"], "T must be an integer >= 0"),
-    (["check", "prop1.bound", "--workers", "x"], "invalid int value"),
+    (["check", "prop1.bound", "--workers", "x"], "expected an integer >= 1"),
     (["check", "prop1", "--d", "1"], "d must be integers >= 2"),
     (["check", "nonsense"], "unknown result or check"),
     (["check", "prop1.bound", "--set", "nope=1"], "unknown constant"),
@@ -127,3 +128,32 @@ def test_piped_table_is_wide_enough_for_its_headers(capsys, monkeypatch):
     assert code == 0
     assert "worst margin" in out and "evidence" in out  # not folded as "wors t" / "evide nce"
     assert max(len(line) for line in out.splitlines()) <= 160
+
+
+def test_every_option_of_every_command_has_help():
+    """One convention everywhere, and no option a user must guess (issue 26.14)."""
+    import argparse
+
+    from verify.cli.app import build_parser
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    bare = [f"verify {name} {'/'.join(a.option_strings) or a.dest}" for name, p in sub.choices.items()
+            for a in p._actions if not isinstance(a, argparse._HelpAction) and not a.help]
+    assert not bare, bare
+    json_flags = {name: next((a for a in p._actions if "--json" in a.option_strings), None)
+                  for name, p in sub.choices.items()}
+    assert all(a.nargs == "?" and a.const == "-" for a in json_flags.values() if a is not None), json_flags
+    assert not [name for name, p in sub.choices.items() for a in p._actions if "--out" in a.option_strings
+                and a.dest != "output"]
+
+
+def test_a_run_in_a_log_prints_plain_progress_lines(capsys, monkeypatch):
+    """Standard error is not a terminal under pytest, as in a CI log: a plain line every
+    PLAIN_PROGRESS_SECONDS (set to 0 here) instead of a silent bar."""
+    from verify.cli import run as cli_run
+
+    monkeypatch.setattr(cli_run, "PLAIN_PROGRESS_SECONDS", 0.0)
+    code = main(["check", "prop1.short_attention", "--workers", "1"])
+    err = capsys.readouterr().err
+    assert code == 0 and "verify: 1/1 cases done" in err

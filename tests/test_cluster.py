@@ -19,11 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from verify import executors, memo, report, runner
+from verify import report
+from verify.run import executors, memo, runner
 from verify.checks import Case, Check, Evidence, Outcome, Profile
 from verify.cli import main
 from verify.constants import load, values
-from verify.journal import Journal, run_key
+from verify.results import by_id, select
+from verify.run.journal import Journal, run_key
 
 distributed = pytest.importorskip("distributed")
 
@@ -73,7 +75,7 @@ def test_a_joined_scheduler_gives_the_same_report(tmp_path, reference, cluster):
 
 
 def test_workers_default_to_the_available_cores():
-    from verify.cli import build_parser
+    from verify.cli.app import build_parser
 
     args = build_parser().parse_args(["all"])
     assert args.workers == executors.available_cores() >= 1
@@ -89,7 +91,7 @@ def test_dask_without_the_extra_is_one_line_and_exit_2(capsys, monkeypatch):
 
 @pytest.mark.parametrize("flags,needle", [
     (["--scheduler", "tcp://127.0.0.1:1", "--cluster", "local"], "exclude each other"),
-    (["--workers", "0"], "--workers must be >= 1"),
+    (["--workers", "0"], "argument --workers: expected an integer >= 1"),
     (["--scheduler", "no-port-here"], "not a scheduler address"),
 ])
 def test_bad_executor_flags_are_one_line_and_exit_2(capsys, flags, needle):
@@ -127,10 +129,10 @@ def test_a_silent_listener_is_given_up_within_the_timeout(capsys, monkeypatch):
     assert "no Dask scheduler answered" in err and len(err.strip().splitlines()) == 1
 
 
-def _slow_group(group):
+def _slow_group(resolve, group):
     """runner._run_group, a second slower: long enough to kill a worker in the middle of it."""
     time.sleep(1.0)
-    return _REAL_RUN_GROUP(group)
+    return _REAL_RUN_GROUP(resolve, group)
 
 
 _REAL_RUN_GROUP = runner._run_group
@@ -154,8 +156,8 @@ def test_a_worker_killed_mid_run_is_rescheduled_and_changes_nothing(tmp_path, mo
                 killed.append(busy[0])
                 os.kill(pids[busy[0]], signal.SIGKILL)
 
-        results = runner.select([CHECK])
-        reports = runner.run(results, values(consts), Profile.QUICK, journal=journal, executor=ex,
+        results = select([CHECK])
+        reports = runner.run(results, values(consts), Profile.QUICK, journal=journal, executor=ex, resolve=by_id,
                              check_ids=[CHECK], progress=kill_a_busy_worker)
     assert killed, "no worker was busy when the first task finished"
     lines = [json.loads(x) for x in journal.path.read_text().splitlines()[1:]]
@@ -169,11 +171,12 @@ def test_a_worker_killed_mid_run_is_rescheduled_and_changes_nothing(tmp_path, mo
 
 DRIVER = textwrap.dedent("""
     import sys, time
-    from verify import cli, runner
+    from verify.cli import app as cli
+    from verify.run import runner
     real = runner._run_group
-    def slow(group):  # pickled by value (defined in __main__): each task takes a second more
+    def slow(resolve, group):  # pickled by value (defined in __main__): each task takes a second more
         time.sleep(1.0)
-        return real(group)
+        return real(resolve, group)
     runner._run_group = slow
     sys.exit(cli.main(sys.argv[1:]))
 """)
@@ -201,7 +204,7 @@ def test_ctrl_c_leaves_a_journal_that_resumes_cleanly(tmp_path, reference):
     assert client.returncode == 130, err
     assert "interrupted" in err
     kept = journal.read_text().splitlines()
-    cases = sum(len(c.cases(Profile.QUICK, values(load()), {})) for c in runner.select([CHECK])[0].checks)
+    cases = sum(len(c.cases(Profile.QUICK, values(load()), {})) for c in select([CHECK])[0].checks)
     assert 2 <= len(kept) < cases + 1  # stopped mid-run, every kept line whole
     assert main([*argv, "--workers", "1", "--json", str(js)]) == 0
     lines = [json.loads(x) for x in journal.read_text().splitlines()[1:]]
@@ -248,7 +251,6 @@ def test_the_store_key_holds_everything_an_outcome_depends_on(tmp_path):
 def test_the_runner_judges_through_the_store_so_a_reader_reuses_a_finished_case(tmp_path, monkeypatch):
     """A check that reads another check's outcome (as the contrast reads the floors) through
     memo.judge gets the outcome the run already computed: the floor is judged once."""
-    import verify.results as results_pkg
     from verify.checks import Result
 
     calls: list[str] = []
@@ -263,10 +265,11 @@ def test_the_runner_judges_through_the_store_so_a_reader_reuses_a_finished_case(
                    lambda *a: [Case("d=9", {"d": 9})], read_floor)
     fake = {"x": Result("x", "X", "s", "h", (), checks=(floor,)),
             "y": Result("y", "Y", "s", "h", (), checks=(reader,))}
-    monkeypatch.setattr(results_pkg, "by_id", fake.__getitem__)
     reports = runner.run(list(fake.values()), values(load()), Profile.QUICK, workers=1,
+                         resolve=fake.__getitem__,
                          store=memo.OutcomeStore(tmp_path, code="abc"))
     assert calls == ["d=9"]
     assert reports[1].outcomes[0].detail == "floor 0.25"
-    runner.run(list(fake.values()), values(load()), Profile.QUICK, workers=1)  # no store: recomputed
+    runner.run(list(fake.values()), values(load()), Profile.QUICK, workers=1,
+               resolve=fake.__getitem__)  # no store: recomputed
     assert calls == ["d=9"] * 3

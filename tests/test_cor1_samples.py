@@ -144,18 +144,64 @@ def test_statistical_verdict_fails_passes_or_is_undecided():
 
 
 def test_the_R_rule_makes_a_pass_reachable_near_one():
-    """At pi = 1 - 3/100^2 the power to reject alone is reached at R = 50, where even 50 of 50
-    have a CP lower end (0.929) below the pass line pi - delta = 0.9497: the case could never
-    pass.  The rule also asks for power to pass when the claim holds with P = pi."""
-    c = constants()
+    """With the absolute zone (cor1.fail_factor so large that delta = cor1.delta = 0.05) at
+    pi = 1 - 3/100^2: the power to reject alone is reached at R = 50, where even 50 of 50 have a
+    CP lower end (0.929) below the pass line pi - delta = 0.9497: the case could never pass.
+    The rule also asks for power to pass when the claim holds with P = pi."""
+    c = constants(cor1__fail_factor="1000")
     goal = cor1_samples.target(100, c, 2)
     delta = cor1_samples.indifference(goal, c)
+    assert delta == 0.05
     assert sampling.power_to_reject(goal, goal - delta, 50) >= 0.9  # the one-sided rule's R
     assert sampling.power_to_confirm(goal - delta, goal, 50) == 0.0
     assert cor1_samples.verdict(50, 50, goal, c)[0] is None
     R = cor1_samples.repetitions(goal, c)
     assert R == 80 and sampling.clopper_pearson(R, R)[0] >= goal - delta
     assert cor1_samples.verdict(R, R, goal, c)[0] is True
+
+
+def test_the_indifference_zone_is_relative_to_the_claimed_failure_probability():
+    """Issue 26, item 2: at c = 2, d = 50 the claimed failure probability is q0 = 0.0012; the
+    absolute zone (0.05) took R = 80, which passes a true failure rate of 1% (8 q0) with
+    probability 0.45.  The relative zone (k = 3) takes R = 4380: it passes at 3 q0 with
+    probability <= 0.1 (power 0.9 to reject it), at 1% practically never, and at q0 with
+    probability >= 0.9."""
+    c = constants()
+    goal = cor1_samples.target(50, c, 2)
+    q0 = 1 - goal
+    old_line = goal - 0.05
+    assert sampling.power_to_confirm(old_line, 0.99, 80) > 0.4  # the lenient rule: passes 1%
+    assert cor1_samples.indifference(goal, c) == 2 * q0
+    R = cor1_samples.repetitions(goal, c)
+    line = goal - 2 * q0
+    assert R == 4380
+    assert sampling.power_to_reject(goal, line, R) >= 0.9
+    assert sampling.power_to_confirm(line, 1 - 3 * q0, R) <= 0.1
+    assert sampling.power_to_confirm(line, 0.99, R) < 1e-6
+    assert sampling.power_to_confirm(line, goal, R) >= 0.9
+    assert cor1_samples.repetitions(cor1_samples.target(30, c, 2), c) == 1580
+    # where k q0 is large the absolute zone still binds: pi = 0.7 keeps delta = 0.05, R = 950
+    assert cor1_samples.indifference(0.7, c) == 0.05 and cor1_samples.repetitions(0.7, c) == 950
+    passed, text = cor1_samples.verdict(R, R, goal, c)
+    assert passed is True and f"{R}/{R}" in text and "(= 3 q0)" in text and "CLAIM TESTED" not in text
+
+
+def test_a_capped_R_states_the_weaker_claim_it_tests():
+    """c = 2 at d = 200 (q0 = 7.5e-5) would need about 76,000 repetitions for k = 3: R stops at
+    cor1.max_repetitions and the row says which failure probability it can tell from q0."""
+    c = constants()
+    goal = cor1_samples.target(200, c, 2)
+    R = cor1_samples.repetitions(goal, c)
+    assert R == 5000
+    line, widened = cor1_samples.tested_line(goal, R, c)
+    assert widened and 14 < (1 - line) / (1 - goal) < 16
+    passed, text = cor1_samples.verdict(R, R, goal, c)
+    assert passed is True and text.startswith("CLAIM TESTED: failure probability <= 14.9 x 3d^-c")
+    assert cor1_samples.verdict(R - 2, R, goal, c)[0] is not True  # two failures: no pass
+    # an R set by hand is never widened: underpowered, undecided unless it fails
+    hand = constants(cor1__repetitions="5000")
+    assert cor1_samples.tested_line(goal, 5000, hand)[1] is False
+    assert cor1_samples.verdict(5000, 5000, goal, hand)[0] is None
 
 
 def test_power_to_confirm_is_the_binomial_mass_of_the_passing_counts():
@@ -176,10 +222,14 @@ def test_vacuous_target_is_not_a_pass():
     assert out.vacuous and out.passed is None and not out.counted
 
 
-def test_clopper_pearson_matches_the_vectorised_quantile_of_the_power_rule():
-    n = 37
-    ends = sampling._upper_ends(n, 0.95)
-    assert all(ends[k] == pytest.approx(sampling.clopper_pearson(k, n)[1], abs=1e-12) for k in range(n + 1))
+def test_clopper_pearson_matches_the_boundaries_of_the_power_rule():
+    """The power rule's bisections over k find where clopper_pearson's ends cross the line."""
+    n, goal, line = 37, 0.9, 0.8
+    k = sampling.largest_rejecting(goal, n)
+    assert sampling.clopper_pearson(k, n)[1] < goal <= sampling.clopper_pearson(k + 1, n)[1]
+    j = sampling.smallest_confirming(line, n)
+    assert sampling.clopper_pearson(j - 1, n)[0] < line <= sampling.clopper_pearson(j, n)[0]
+    assert sampling.smallest_confirming(0.99, n) == n + 1 and sampling.largest_rejecting(0.01, n) == -1
 
 
 def test_quick_profile_cases_and_scan_case():

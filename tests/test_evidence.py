@@ -6,7 +6,7 @@ from verify.constants import load
 from verify.engine.estimate import ErrorKind, Estimate
 from verify.report import exit_code, markdown
 from verify.results.common import difference_outcome, ratio_outcome
-from verify.runner import CheckReport
+from verify.run.runner import CheckReport
 
 PARAMS = {"d=3": {"d": 3}, "d=4": {"d": 4}, "d=10": {"d": 10}}
 
@@ -62,7 +62,7 @@ def test_headline_counts_held_out_cases_only():
     rep = report([out("d=3", True), out("d=4", True), out("d=10", True)], calibration=cal)
     assert len(rep.passed) == 1 and rep.in_sample_passed == (2, 2)
     text = markdown([rep], [rep.result], load(), Profile.QUICK)
-    assert "| 1 (in-sample 2/2) |" in text and "| `x.c` | `x.C` | d in {3, 4} | 2/2 | 1/1 |" in text
+    assert "| 1/1 held-out, +2/2 in-sample |" in text and "| `x.c` | `x.C` | d in {3, 4} | 2/2 | 1/1 |" in text
 
 
 def test_two_constants_measured_on_one_check_each_show_their_cases():
@@ -98,3 +98,29 @@ def test_ledger_counts_held_out_cases_and_sets_exhibits_apart():
             led["exhibit_rows"]) == (1, 1, 1, 1)
     assert led["checks_by_evidence"] == {"numeric": 1}
     assert "1 of 1 held-out cases pass" in ledger_text([rep])
+
+
+def test_a_check_with_no_held_out_case_is_in_sample_only():
+    """Every counted case in the calibration set: not a pass (none counted), not a failure of
+    the run; a failing in-sample case still fails it (issue 26, item 4)."""
+    from verify.report.rows import ledger, overall, passed_text, rows
+
+    cal = Calibration("x.C", ("x.c",), "d <= 4", lambda p: p["d"] <= 4)
+    rep = report([out("d=3", True), out("d=4", True)], calibration=cal)
+    assert rep.status == "in-sample only" and rep.passed == [] and exit_code([rep]) == 0
+    assert passed_text(rows([rep])[0]) == "0/0 held-out, +2/2 in-sample"
+    assert ledger([rep])["held_out_cases"] == 0 and "1 check in-sample only" in overall([rep])
+    rep = report([out("d=3", True), out("d=4", False)], calibration=cal)
+    assert rep.status == "FAIL" and exit_code([rep]) == 1
+    rep = report([out("d=3", True), out("d=10", True)], calibration=cal)
+    assert rep.status == "pass" and len(rep.passed) == 1
+
+
+def test_a_configuration_check_fails_the_run_but_never_counts_as_a_pass():
+    from verify.report.rows import ledger, passed_text, rows
+
+    rep = report([out("d=3", True, Evidence.CONFIGURATION)])
+    assert rep.status == "configuration ok" and rep.passed == [] and exit_code([rep]) == 0
+    assert ledger([rep])["held_out_cases"] == 0 and passed_text(rows([rep])[0]) == "-"
+    rep = report([out("d=3", False, Evidence.CONFIGURATION)])
+    assert rep.status == "FAIL" and exit_code([rep]) == 1

@@ -256,10 +256,10 @@ def test_claim_checks_pass_on_the_claimed_pattern_and_fail_on_mutations():
 
 
 def test_claims_file_judges_every_claim_at_every_scale():
-    """`verify experiments` writes claims.md (cli_experiments.claims_markdown): one verdict per
+    """`verify experiments` writes claims.md (verify/cli/experiments.py): one verdict per
     claim (and per task of per-task claims) for each init scale and for Table 1's seeds, then
     the details; a scale where a claim fails shows FAIL in its own column only."""
-    from verify.cli_experiments import claims_markdown
+    from verify.cli.experiments import claims_markdown
 
     good = _records(1.0, {p: 0.5 for p in claims.SIMPLE_PLANS})
     rows = claims.judge_grid(good, "g")

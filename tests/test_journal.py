@@ -6,7 +6,8 @@ import pytest
 
 from verify.checks import Evidence, Outcome
 from verify.cli import main
-from verify.journal import (Journal, JournalError, Timing, code_fingerprint,
+from verify.results import by_id, select
+from verify.run.journal import (Journal, JournalError, Timing, code_fingerprint,
                             outcome_from_record, outcome_record, run_key)
 
 KEY = run_key("quick", {"prop3.c2": "1/10"}, {})
@@ -65,10 +66,16 @@ def test_resume_reads_records_and_drops_a_cut_last_line(tmp_path):
 def test_other_settings_or_garbage_are_refused(tmp_path):
     path = tmp_path / "j.jsonl"
     Journal(path, KEY)
-    with pytest.raises(JournalError, match="another profile"):
+    with pytest.raises(JournalError, match="another run \\(profile quick, not full\\)"):
         Journal(path, run_key("full", {"prop3.c2": "1/10"}, {}))
-    with pytest.raises(JournalError, match="another profile"):
+    with pytest.raises(JournalError, match="another run \\(constants prop3.c2 = 1/10\\)"):
         Journal(path, run_key("quick", {"prop3.c2": "1/5"}, {}))
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(JournalError, match="garbage.jsonl is not a verify journal"):
+        Journal(garbage, KEY)
+    with pytest.raises(JournalError, match="is a directory"):
+        Journal(tmp_path, KEY)
     other = tmp_path / "notes.txt"
     other.write_text("hello\n")
     with pytest.raises(JournalError, match="not a verify journal"):
@@ -99,7 +106,7 @@ def test_cli_refuses_a_journal_of_another_run(capsys, tmp_path):
     Journal(journal, run_key("full", {}, {}))
     code = main(["check", "prop3.uniform", "--profile", "quick", "--journal", str(journal)])
     err = capsys.readouterr().err
-    assert code == 2 and "another profile" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and "another run (profile full, not quick" in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_change_to_the_computing_code_invalidates_the_journal(tmp_path):
@@ -126,7 +133,8 @@ def test_report_only_judges_nothing_and_lists_what_is_missing(capsys, tmp_path):
     assert code == 1 and journal.read_text() == before  # nothing new was judged
     data = json.loads(report.read_text())
     rows = {row["check"]: row for row in data["checks"]}
-    assert rows["prop3.uniform"]["status"] == "pass" and rows["prop3.uniform"]["missing"] == 0
+    # quick: d = 3 only, the case c2 was set from
+    assert rows["prop3.uniform"]["status"] == "in-sample only" and rows["prop3.uniform"]["missing"] == 0
     assert rows["prop3.floor"]["status"] == "incomplete" and rows["prop3.floor"]["missing"] == 2
     # prop3.floor (2), prop3.certified_floor (2, it reads prop3.floor's found point) and the
     # symbolic uniform case (1)
@@ -144,7 +152,7 @@ def test_report_only_usage_errors(capsys, argv, needle):
     assert needle in err and len(err.strip().splitlines()) == 1
 
 
-def _slow_first_group(group):
+def _slow_first_group(resolve, group):
     """Stands in for runner._run_group: the group of the first case waits, the others do not."""
     import time
 
@@ -161,14 +169,15 @@ FIRST_LABEL = "d=3"
 
 
 def test_cases_reach_the_journal_as_they_finish_not_in_order(tmp_path, monkeypatch):
-    from verify import runner
+    from verify.run import runner
     from verify.checks import Profile
     from verify.constants import load, values
 
     monkeypatch.setattr(runner, "_run_group", _slow_first_group)  # forked workers inherit it
     journal = Journal(tmp_path / "j.jsonl", KEY)
-    results = runner.select(["prop3"])
-    reports = runner.run(results, values(load()), Profile.QUICK, workers=2, journal=journal)
+    results = select(["prop3"])
+    reports = runner.run(results, values(load()), Profile.QUICK, workers=2, journal=journal,
+                         resolve=by_id)
     lines = [json.loads(x) for x in (tmp_path / "j.jsonl").read_text().splitlines()[1:]]
     assert lines[-1]["case"] == FIRST_LABEL  # the slow group did not hold the others back
     assert len(lines) == sum(len(r.outcomes) for r in reports)

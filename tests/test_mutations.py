@@ -23,12 +23,12 @@ import sympy as sp
 from verify.checks import Case, Evidence, Outcome, Profile
 from verify.constants import load, values
 from verify.results import REGISTRY
-from verify.runner import CheckReport
+from verify.run.runner import CheckReport
 
 RED = ("FAIL", "undecided", "discrepancy not reproduced")
 # checks whose honest red under their mutation is not FAIL (every other one must FAIL)
 NOT_FAIL: dict[str, str] = {}
-EXHIBITS = {"thm2.tightness_eta2", "thm2.tightness_T", "cor1.sample_C"}
+EXHIBITS = {"thm2.tightness_eta2", "thm2.tightness_T", "cor1.sample_C", "prop1.tightness"}
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,14 @@ def _wrong_reevaluation(mp):  # the high-precision loss comes back below 1/4
     mp.setattr(prop2, "reevaluate", lambda *a, **k: Estimate(mpmath.mpf("0.2"), mpmath.mpf("1e-12")))
 
 
+def _raised_uniform_floor(mp):  # the bound of prop3.sharp 0.01 above the true F(0)
+    from flint import arb
+
+    from verify.certify import cube
+    real = cube.uniform_floor
+    mp.setattr(cube, "uniform_floor", lambda d: real(d) + arb(1) / 100)
+
+
 def _wrong_insertion_ratio(mp):
     from verify.results import thm1_steps as thm1
     right = thm1.insertion_ratio_formula()
@@ -115,11 +123,23 @@ def _flat_hessian(mp):  # the Phase-3 system with A/100: slow contraction, far o
     mp.setattr(plans, "output_gradient_system", lambda state: (lambda A, c: (A / 100, c))(*right(state)))
 
 
-def _small_delta(mp):  # delta reported 10^6 times too small
-    from verify.results import thm2
-    right = thm2.delta
-    _clear_plans(mp)
-    mp.setattr(thm2, "delta", lambda plan: right(plan) / 10**6)
+def _wrong_output_bias(mp):  # the model's f = beta.gamma + 1 (its bias -1 flipped) in the
+    # engine's symbolic reduction, seen uncached (the lru cache keeps the right one)
+    from verify.engine import symbolic
+    right = symbolic.model_output
+    mp.setattr(symbolic, "model_output", lambda: right() + 2)
+    mp.setattr(symbolic, "reduce_symmetric", symbolic.reduce_symmetric.__wrapped__)
+
+
+def _doubled_phase1_closed_forms(mp):  # the engine's closed-form Phase-1 gradient x 2
+    from verify.engine import symbolic
+    right = symbolic.three_phase_closed_forms
+
+    def wrong():
+        forms = dict(right())
+        forms["beta1_s"], forms["beta1_j"] = 2 * forms["beta1_s"], 2 * forms["beta1_j"]
+        return forms
+    mp.setattr(symbolic, "three_phase_closed_forms", wrong)
 
 
 def _low_floors(mp):  # the failing plans' floors reported at 1e-3 (below eps = 1/100)
@@ -131,6 +151,68 @@ def _low_floors(mp):  # the failing plans' floors reported at 1e-3 (below eps = 
             return right(check_id, profile, constants, options, keep)
         return [Outcome("x", True, 1.0, Evidence.SEARCH, "", values={"floor": 1e-3})]
     mp.setattr(contrast, "dedicated", wrong)
+
+
+# ------------------------------------------------ engine faults for the certified checks (Arb)
+
+
+def _shrunken_enclosure(mp):  # the vector Gauss rule returns a midpoint rule, its error dropped
+    from flint import arb
+
+    import verify.engine.certified.general as cg
+    from verify.engine.certified.balls import precision
+
+    def crude(f, a, b, tol, m, prec, *args, **kwargs):
+        with precision(prec):
+            return [arb((v * (arb(b) - arb(a))).mid()) for v in f(arb((a + b) / 2))]
+    mp.setattr(cg, "gauss_1d", crude)
+
+
+def _dropped_tail(mp):  # the integrals cut at t = 1 and the proven tail bound left out
+    import verify.engine.certified.general as cg
+    cut, head = cg.cut_points, cg.head_bounds
+    mp.setattr(cg, "cut_points", lambda att, tol_bits: (cut(att, tol_bits)[0], 0.0))
+    mp.setattr(cg, "tail_bounds", lambda att, T, full: [0 * T] * len(head(att, T, full)))
+
+
+def _dropped_head(mp):  # the integrals start at t = p and the proven head bound is left out
+    import math
+
+    import verify.engine.certified.general as cg
+    cut, head = cg.cut_points, cg.head_bounds
+    mp.setattr(cg, "cut_points",
+               lambda att, tol_bits: (math.log(float(att.p.mid())), cut(att, tol_bits)[1]))
+    mp.setattr(cg, "head_bounds", lambda att, t_lo, full: [0 * t_lo] * len(head(att, t_lo, full)))
+
+
+def _wrong_positive_moment(mp):  # E[gamma 1{y=+1}] off by 2^-10 (relative) in the Arb backend
+    import verify.engine.certified.general as cg
+    right = cg.mean_terms
+    mp.setattr(cg, "mean_terms",
+               lambda nt: (right(nt)[0], [v * (1 + 2.0**-10) for v in right(nt)[1]]))
+
+
+def _moments_of_the_wrong_variable(mp):  # the moments of gamma_s served for those of 1 - gamma_s
+    import dataclasses                   # (and back): in every module that binds moment_setup
+
+    import verify.certify.centred as centred
+    import verify.engine.certified.moments as ball_moments
+    import verify.engine.expectations as expectations
+    right = expectations.moment_setup
+
+    def wrong(d, gap, family, order, be=expectations.MPMATH):
+        other = "mu" if family == "nu" else "nu"
+        return dataclasses.replace(right(d, gap, other, order, be), family=family)
+    for module in (expectations, ball_moments, centred):
+        mp.setattr(module, "moment_setup", wrong)
+
+
+def _wrong_saturation(mp):  # the background weight e^(-G/v) enclosed as e^(-G v) (a wrong ball)
+    import verify.certify.eps_tail as eps_tail
+    import verify.certify.plan_range as plan_range
+
+    for module in (plan_range, eps_tail):
+        mp.setattr(module, "saturating_exp", lambda G, v: (-(G * v)).exp())
 
 
 SMALL_PROP2 = {"random": 0, "starts": 1, "steps": 5, "nm_starts": 0, "nm_evals": 0}
@@ -145,8 +227,6 @@ MUTATIONS: dict[str, Mutation] = {
     "prop1.long_contribution": Mutation("ln 4 -> ln 16 in g", patch=_wrong_long_contribution),
     "prop1.short_attention": Mutation("gap constant 4 -> 3", {"prop1.attention_constant": "3"}),
     "prop1.short_loss": Mutation("eps/2 -> eps/8", patch=_wrong_short_loss),
-    "prop1.tightness": Mutation("gap constant 4 -> 1e-6 (a negative gap)",
-                                {"prop1.attention_constant": "1/1000000"}),
     "prop2.negative_mass": Mutation("P(y = -1) = 1/3", patch=_wrong_negative_mass),
     "prop2.large_output": Mutation("P(y = -1) = 1/3", patch=_wrong_negative_mass),
     "prop2.large_output_search": Mutation("re-evaluated loss 0.2 < 1/4", patch=_wrong_reevaluation,
@@ -156,10 +236,14 @@ MUTATIONS: dict[str, Mutation] = {
     "prop3.uniform_symbolic": Mutation("c2 = 1/5 (above 1/2 - 1/(4 ln 2))", {"prop3.c2": "1/5"}),
     "prop3.floor": Mutation("c2 = 10", {"prop3.c2": "10"}, params={"budget": 4}),
     "prop3.certified_floor": Mutation("c2 = 10", {"prop3.c2": "10"}, params={"budget": 4}),
-    "prop2.certified_floor": Mutation("c1 = 10", {"prop2.c1": "10"}, params=SMALL_PROP2),
+    "prop2.certified_value": Mutation("c1 = 10", {"prop2.c1": "10"}, params=SMALL_PROP2),
+    "prop2.all_parameters": Mutation("c1 = 11/20 (above 1/2, the loss at beta~ = 1)",
+                                     {"prop2.c1": "11/20"}),
+    "prop3.all_attention": Mutation("c2 = 3/20 (above F(0) = 0.1393 at d = 3)", {"prop3.c2": "3/20"}),
+    "prop3.sharp": Mutation("F(0) raised by 1/100 (a wrong closed form)", patch=_raised_uniform_floor),
     "prop4.certified_floor": Mutation("c4 = 10", {"prop4.c4": "10"},
                                       params={"budget": 4, "mpmath": False}),
-    "lemma-low-attention.certified_floor": Mutation("factor 1/1000",
+    "lemma-low-attention.certified_ceiling": Mutation("factor 1/1000",
                                                     {"lemma.low_attention_factor": "1/1000"},
                                                     params={"budget": 4}),
     "thm1.certified_floor": Mutation("c3 = 10", {"thm1.c3": "10"}, params=SMALL_THM1),
@@ -180,12 +264,13 @@ MUTATIONS: dict[str, Mutation] = {
     "thm2.final": Mutation("C = 1e-6", {"thm2.C": "1/1000000"}, pick=_at(d=10, eps=0.001)),
     "thm2.beta1_range": Mutation("Phase-1 gradient x 2 (beta'_s > 1 at d = 10)",
                                  patch=_doubled_output_gradient, pick=_at(d=10, eps=0.001)),
-    "thm2.beta1_range_corrected": Mutation("Phase-1 gradient x 2", patch=_doubled_output_gradient,
-                                           pick=_at(d=10, eps=0.001)),
+    "thm2.beta1_range_corrected": Mutation("closed-form Phase-1 gradient x 2 in the engine",
+                                           patch=_doubled_phase1_closed_forms),
     "thm2.contraction": Mutation("Phase-3 Hessian / 100", patch=_flat_hessian, pick=_at(d=10, eps=0.5)),
     "thm2.initial_distance": Mutation("Phase-3 Hessian / 100", patch=_flat_hessian,
                                       pick=_at(d=10, eps=0.5)),
-    "thm2.optimum": Mutation("delta / 10^6", patch=_small_delta, pick=_at(d=10, eps=0.5)),
+    "thm2.optimum": Mutation("model bias +1 instead of -1 in the engine's reduction",
+                             patch=_wrong_output_bias),
     "thm2.delta": Mutation("C = 1e-6", {"thm2.C": "1/1000000"}, pick=_at(d=10, eps=0.5)),
     "thm2.T_chain": Mutation("T_factor = 3", {"thm2.T_factor": "3"}),
     "prop1.certified_box": Mutation("gap constant 4 -> 1/1000", {"prop1.attention_constant": "1/1000"},
@@ -205,7 +290,33 @@ MUTATIONS: dict[str, Mutation] = {
     "contrast.separation": Mutation("failing plans' floors 1e-3", patch=_low_floors),
 }
 
+# every certified check (the boxes and the values at a found point) also turns red under an
+# injected fault of the Arb engine's shared code: a point check because its ball must contain the
+# search's high-precision value (two routes), a box because the claim's margins change sign
+ENGINE_FAULTS: dict[str, Mutation] = {
+    "prop2.certified_value": Mutation("E[gamma 1{y=+1}] x (1 + 2^-10) in the Arb backend",
+                                      patch=_wrong_positive_moment, params=SMALL_PROP2),
+    "prop3.certified_floor": Mutation("tail bound dropped, integrals cut at t = 1",
+                                      patch=_dropped_tail, params={"budget": 4}),
+    "prop4.certified_floor": Mutation("E[gamma 1{y=+1}] x (1 + 2^-10) in the Arb backend",
+                                      patch=_wrong_positive_moment,
+                                      params={"budget": 4, "mpmath": False}),
+    "lemma-low-attention.certified_ceiling": Mutation("head bound dropped, integrals from t = p",
+                                                      patch=_dropped_head, params={"budget": 4}),
+    "thm1.certified_floor": Mutation("Gauss rule without its error bound (a shrunken enclosure)",
+                                     patch=_shrunken_enclosure, params=SMALL_THM1),
+    "prop1.certified_box": Mutation("moments of gamma_s for those of 1 - gamma_s",
+                                    patch=_moments_of_the_wrong_variable, params={"boxes": 50}),
+    # the 4-D route's moments enter as nu_r = b^r J_r: a wrong J_r is harmless where b is tiny
+    # (the quick boxes), so the fault is in the background weight b itself
+    "thm2.certified_box": Mutation("background weight e^(-G/v) enclosed as e^(-G v)",
+                                   patch=_wrong_saturation, params={"boxes": 50}),
+    "cor1.certified_box": Mutation("background weight e^(-G/v) enclosed as e^(-G v)",
+                                   patch=_wrong_saturation, params={"boxes": 50}),
+}
+
 CHECKS = [(result, check) for result in REGISTRY for check in result.checks]
+CERTIFIED = [(result, check) for result, check in CHECKS if check.evidence is Evidence.CERTIFIED]
 
 
 def _constants(overrides: dict) -> dict:
@@ -251,3 +362,12 @@ def test_every_check_is_mutated_or_an_exhibit_and_report_the_count(capsys):
     with capsys.disabled():
         print(f"\nmutations caught: {sum(caught.values())}/{len(MUTATIONS)} "
               f"(run this module whole); exhibits without one: {', '.join(sorted(EXHIBITS))}")
+
+
+@pytest.mark.parametrize("result, check", CERTIFIED, ids=[c.id for _, c in CERTIFIED])
+def test_an_engine_fault_turns_every_certified_check_red(result, check, monkeypatch):
+    """Issue 26, item 6: raising a constant to 10 fails whatever the balls are; a wrong ball
+    from the Arb engine must be caught too."""
+    assert check.id in ENGINE_FAULTS, f"{check.id} has no engine fault"
+    status = red_status(result, check, ENGINE_FAULTS[check.id], monkeypatch)
+    assert status in RED, f"{check.id} is {status!r} under '{ENGINE_FAULTS[check.id].name}'"

@@ -121,7 +121,7 @@ def test_check_dist_rejects_a_wheel_with_tests_and_without_constants(tmp_path):
     problems = " ".join(check.wheel_problems(bad, b"x = 1\n"))
     assert "tests/test_cli.py" in problems and "prop1.ipynb" in problems
     assert "no verify/data/constants.toml" in problems and "no LICENSE" in problems
-    assert "no verify/dependency_map.json" in problems
+    assert "no verify/regression/dependency_map.json" in problems
 
 
 def test_the_version_has_one_source():

@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 
 import verify
-import verify.cli as cli
-from verify import constants, provenance
+from verify.cli import app as cli
+from verify.cli import run as cli_run
+from verify import constants
+from verify.report import provenance
 from verify.checks import Profile
 from verify.cli import main
-from verify.journal import code_fingerprint
+from verify.run.journal import code_fingerprint
 
 CHECK = ["check", "prop1.long_words", "--profile", "quick"]  # one symbolic case: fast
 
@@ -158,7 +160,7 @@ def test_help_says_what_each_command_is_for_with_an_example():
 
 
 @pytest.mark.parametrize("argv,ids,expected", [
-    (["all"], None, cli.REPORT_PATH),
+    (["all"], None, cli_run.REPORT_PATH),
     (["all", "--profile", "quick"], None, None),
     (["all", "--profile", "full"], None, None),
     (["all", "--profile", "quick", "--output", "q.md"], None, Path("q.md")),
@@ -166,12 +168,12 @@ def test_help_says_what_each_command_is_for_with_an_example():
 ])
 def test_only_the_default_profile_writes_report_md(argv, ids, expected):
     args = cli.build_parser().parse_args(argv)
-    assert cli.report_path(args, ids, Profile(args.profile)) == expected
+    assert cli_run.report_path(args, ids, Profile(args.profile)) == expected
 
 
 def test_report_md_goes_to_the_current_folder(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    assert cli.REPORT_PATH.resolve() == tmp_path / "REPORT.md"
+    assert cli_run.REPORT_PATH.resolve() == tmp_path / "REPORT.md"
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "full.md").write_text("# Theorem report\n")
-    assert len(cli._see_also(Path("REPORT.md"), Profile.DEFAULT)) == 1
+    assert len(cli_run._see_also(Path("REPORT.md"), Profile.DEFAULT)) == 1

@@ -5,7 +5,7 @@ from verify.cli import main
 
 
 def test_quick_profile_passes(capsys, tmp_path, monkeypatch):
-    import verify.cli as cli
+    from verify.cli import run as cli
 
     monkeypatch.setattr(cli, "REPORT_PATH", tmp_path / "REPORT.md")
     code = main(["all", "--profile", "quick", "--workers", "2", "--json", str(tmp_path / "r.json"),
@@ -20,6 +20,15 @@ def test_quick_profile_passes(capsys, tmp_path, monkeypatch):
     report = (tmp_path / "REPORT.md").read_text()
     assert "## Discrepancies" in report and "thm2.beta1_range" in report
     assert data["not_checked_yet"] == []
+    # the terminal shows the per-result summary, not every check's table, and the verdict last
+    assert "one row per result" in out and "prop1.short_attention" not in out
+    assert out.strip().splitlines()[-1].startswith("Verdict: every check passes")
+    # the report opens with the summary: a row per result, within one screen
+    lines = report.splitlines()
+    end = next(i for i in range(lines.index("| result | statement | verdict | strongest evidence (range covered) | discrepancies |"), len(lines))
+               if not lines[i].startswith("|"))
+    assert end <= 30 and sum(line.startswith("| [") for line in lines[:end]) == len(data["summary"]) >= 10
+    assert (tmp_path / "REPORT-figures").is_dir() or "figures" in report  # drawn beside the report
 
 
 def test_a_result_without_checks_is_never_reported_as_passed():
@@ -37,7 +46,7 @@ def test_exhibit_is_drawn_from_its_check_outcomes():
     from verify.checks import Check, Evidence, Exhibit, Outcome, Profile, Result
     from verify.constants import load
     from verify.report import exhibit_tables, json_report, markdown
-    from verify.runner import CheckReport
+    from verify.run.runner import CheckReport
 
     check = Check("x.c", "step", "claim", Evidence.NUMERIC, lambda *a: [], lambda *a: None)
     result = Result("x", "Result X", "a claim", "none", (), checks=(check,),
@@ -56,7 +65,7 @@ def test_exhibit_is_drawn_from_its_check_outcomes():
 
 
 def test_default_report_links_the_recorded_full_report(tmp_path, monkeypatch):
-    import verify.cli as cli
+    from verify.cli import run as cli
     from verify.checks import Profile
     from verify.constants import load
     from verify.report import markdown
@@ -71,3 +80,78 @@ def test_default_report_links_the_recorded_full_report(tmp_path, monkeypatch):
     assert cli._see_also(tmp_path / "other.md", Profile.DEFAULT) == []
     text = markdown([], [], load(), Profile.DEFAULT, see_also=lines)
     assert lines[0] in text.split("## Discrepancies")[0]
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of a markdown table row (an escaped pipe stays inside its cell)."""
+    import re
+
+    return [c for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+
+
+def test_no_cell_of_the_committed_report_is_over_300_characters():
+    from pathlib import Path
+
+    from verify.report.cells import CELL_LIMIT
+
+    report = (Path(__file__).resolve().parents[1] / "REPORT.md").read_text()
+    long = [(n, len(c)) for n, line in enumerate(report.splitlines(), 1) if line.startswith("|")
+            for c in _cells(line) if len(c) > CELL_LIMIT]
+    assert not long, long
+
+
+def test_cells_shorten_vectors_and_keep_the_whole_text_in_the_appendix():
+    from verify.report.cells import fit, shorten_vectors
+    from verify.report.markdown import Appendix
+
+    vector = "[" + ", ".join(f"{x / 7:.4g}" for x in range(50)) + "]"
+    assert shorten_vectors(f"beta~ = {vector}").endswith(", …] (50 entries)")
+    appendix = Appendix()
+    long = "alpha = " + vector + "; " + "word " * 100
+    cell = appendix.cell(long, "x.check, worst case")
+    assert len(cell) <= 330 and "[whole](#detail-1)" in cell and fit(long) in cell
+    assert long in "\n".join(appendix.lines())
+    assert appendix.cell("short", "x") == "short" and len(appendix.entries) == 1
+
+
+def test_figures_are_the_same_bytes_twice_and_absent_without_matplotlib(tmp_path, monkeypatch):
+    from verify.checks import Case, Check, Evidence, Outcome, Result
+    from verify.constants import load
+    from verify.report import figures
+    from verify.run.runner import CheckReport
+
+    check = Check("prop3.floor", "Proposition 3", "claim", Evidence.SEARCH, lambda *a: [], lambda *a: None)
+    result = Result("prop3", "Proposition 3", "s", "h", (), checks=(check,))
+    rep = CheckReport(result, check, [Outcome(f"d={d}", True, 2.0, Evidence.SEARCH, "", values={"floor": 0.1 + 0.01 * d})
+                                      for d in (3, 5, 10)], params={f"d={d}": {"d": d} for d in (3, 5, 10)})
+    first = figures.draw([rep], load(), tmp_path / "a", tmp_path)
+    second = figures.draw([rep], load(), tmp_path / "b", tmp_path)
+    assert [t for t, _ in first] == [t for t, _ in second] and len(first) == 1
+    assert (tmp_path / "a" / "floors.png").read_bytes() == (tmp_path / "b" / "floors.png").read_bytes()
+    monkeypatch.setattr(figures, "available", lambda: False)
+    from verify.cli import run as cli_run
+
+    drawn, note = cli_run._figures([rep], load(), tmp_path / "r.md", "quick")
+    assert drawn == [] and note == figures.NO_MATPLOTLIB
+
+
+def test_the_summary_names_the_strongest_evidence_with_its_range():
+    from verify.checks import Case, Check, Evidence, Outcome, Reach, Result
+    from verify.report.summary import pretty, strongest, verdict
+    from verify.run.runner import CheckReport
+
+    box = Check("x.box", "X (certified)", "claim", Evidence.CERTIFIED, lambda *a: [], lambda *a: None, reach=Reach.RANGE)
+    grid = Check("x.grid", "X", "claim", Evidence.NUMERIC, lambda *a: [], lambda *a: None)
+    step = Check("x.step", "A.2 step 1", "claim", Evidence.SYMBOLIC, lambda *a: [], lambda *a: None)
+    result = Result("x", "X", "s", "h", (), checks=(box, grid, step))
+    reps = [CheckReport(result, box, [Outcome("b", True, 1.0, Evidence.CERTIFIED, "")],
+                        params={"b": {"d_lo": 2, "d_hi": 1e9, "eps_lo": 1e-6, "eps_hi": 0.99}}),
+            CheckReport(result, grid, [Outcome(f"d={d}", True, 2.0, Evidence.NUMERIC, "") for d in (3, 10, 50)],
+                        params={f"d={d}": {"d": d} for d in (3, 10, 50)}),
+            CheckReport(result, step, [Outcome("all d >= 2", True, None, Evidence.SYMBOLIC, "")])]
+    text = strongest(reps)
+    assert text.startswith("certified for every real d ∈ [2, 10⁹], ε ∈ [10⁻⁶, 0.99]; numeric at d = 3, 10, 50")
+    assert "proof steps: 1 of 1 proved" in text and verdict(reps) == "holds"
+    failing = CheckReport(result, grid, [Outcome("d=3", False, 0.5, Evidence.NUMERIC, "")], params={"d=3": {"d": 3}})
+    assert verdict([*reps[:1], failing]) == "FAIL (1 check)"
+    assert pretty(1e-6) == "10⁻⁶" and pretty(2.5e5) == "2.5·10⁵" and pretty(0.99) == "0.99"

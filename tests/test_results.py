@@ -109,3 +109,89 @@ def test_thm2_C_source_figures():
     assert thm2._judge_delta(tiny, constants()).passed is True
     worst = thm2._judge_delta(Case("d=3, eps=0.5", {"d": 3, "eps": 0.5}), constants())
     assert worst.passed is True and round(worst.margin, 2) == 1.47
+
+
+def _thm2_statuses(consts, pick):
+    """{check id: (status, outcomes)} of thm2's counted checks on the quick cases ``pick``
+    keeps (the certified box with a budget of 50 boxes)."""
+    from verify.checks import Evidence, Profile
+    from verify.results import thm2
+    from verify.run.runner import CheckReport
+
+    out = {}
+    for check in thm2.RESULT.checks:
+        if check.evidence is Evidence.EXHIBIT:
+            continue
+        cases = [c for c in check.cases(Profile.QUICK, consts, {}) if pick(c)]
+        cases = [Case(c.label, {**c.params, "boxes": 50} if "boxes" in c.params else c.params)
+                 for c in cases]
+        outcomes = [check.judge(c, consts) for c in cases]
+        rep = CheckReport(thm2.RESULT, check, outcomes, params={c.label: c.params for c in cases})
+        if rep.counted:
+            out[check.id] = (rep.status, [(o.passed, o.detail) for o in outcomes])
+    return out
+
+
+def test_under_a_broken_C_no_counted_thm2_check_passes_vacuously():
+    """With thm2.C = 1e-6 (eta2 a millionth of the schedule's) the checks whose claim involves C
+    must turn red (at d = 1000, eps = 0.001, the quick box and the whole-range cases); a counted
+    check that still passes must be one C does not enter at all: its outcomes are the same
+    under the configured C (issue 26, item 1: thm2.optimum used to pass 9/9 on the measured
+    plan while final, delta, contraction and initial_distance failed)."""
+    pick = lambda c: (c.params.get("d"), c.params.get("eps")) in ((1000, 0.001), (None, None))  # noqa: E731
+    broken = _thm2_statuses(constants(thm2__C="1/1000000"), pick)
+    right = _thm2_statuses(constants(), pick)
+    red = {k for k, (status, _) in broken.items() if status in ("FAIL", "undecided")}
+    assert red >= {"thm2.final", "thm2.delta", "thm2.contraction", "thm2.initial_distance",
+                   "thm2.certified_box"}
+    for check_id, (status, outcomes) in broken.items():
+        if check_id not in red:
+            assert outcomes == right[check_id][1], f"{check_id} passes under C = 1e-6 and reads C"
+    independent = set(broken) - red
+    assert independent == {"thm2.beta1_range", "thm2.beta1_range_corrected", "thm2.optimum",
+                           "thm2.T_chain"}
+    from verify.checks import Evidence
+    from verify.results import thm2
+    kinds = {c.id: c.evidence for c in thm2.RESULT.checks}
+    assert all(kinds[k] is Evidence.SYMBOLIC for k in independent - {"thm2.beta1_range"})
+    assert kinds["thm2.hypotheses"] is Evidence.CONFIGURATION and "thm2.hypotheses" not in broken
+
+
+def test_the_four_passes_that_could_not_fail_are_no_longer_counted_numeric_passes():
+    """thm2.optimum and thm2.beta1_range_corrected are identities proved by SymPy for the whole
+    range; prop1.tightness is an exhibit; thm2.hypotheses a configuration check."""
+    from verify.checks import Evidence
+    from verify.results import thm2
+
+    kinds = {c.id: c.evidence for r in (prop1.RESULT, thm2.RESULT) for c in r.checks}
+    assert kinds["thm2.optimum"] is kinds["thm2.beta1_range_corrected"] is Evidence.SYMBOLIC
+    assert kinds["prop1.tightness"] is Evidence.EXHIBIT
+    assert kinds["thm2.hypotheses"] is Evidence.CONFIGURATION
+    r = thm2.optimum_slack()
+    assert r["minimum"] == 0 and r["q"] == -2 * thm2._h * (thm2._h - 2)
+    out = prop1._judge_tightness(Case("d=10, eps=0.01", {"d": 10, "eps": 0.01}), constants())
+    assert out.passed is None and not out.counted and out.values["ratio"] > 1
+
+
+def test_thm2_contraction_and_beta1_range_name_their_error_kind():
+    """Issue 26, item 8: both details used to carry no error."""
+    from verify.results import thm2
+
+    case = Case("d=10, eps=0.5", {"d": 10, "eps": 0.5})
+    for judge in (thm2._judge_contraction, thm2._judge_beta1_range):
+        out = judge(case, constants())
+        assert out.passed is True and "(error estimate " in out.detail, out.detail
+    assert thm2._judge_beta1_range(Case("d=3, eps=0.5", {"d": 3, "eps": 0.5}), constants()).passed is False
+
+
+def test_prop4_names_its_errors_as_estimates():
+    """Issue 26, item 8: "error 2.0e-16" unlabelled in prop4's row, "bound" for an estimate."""
+    import inspect
+
+    from verify.checks import Profile
+    from verify.results import prop4
+
+    case = prop4._cases(Profile.QUICK, constants(), {})[0]  # d = 9, H = 1: mpmath-confirmed
+    detail = prop4._judge_floor(case, constants()).detail
+    assert "mpmath 20 digits (error estimate " in detail and "(error 1" not in detail
+    assert inspect.getdoc(prop4.floor_error).startswith("Per-target error ESTIMATE")

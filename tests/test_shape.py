@@ -1,6 +1,7 @@
 """The shape of the code (ARCHITECTURE.md): who may import whom, no private names across modules,
 no source file above 600 lines.  Read from the source with ``ast``; nothing is imported."""
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,25 +102,82 @@ def test_results_modules_import_only_checks_common_engine_search(path, request):
     assert not bad, "\n".join(bad)
 
 
-EXPERIMENT_FILES = sorted((VERIFY / "experiments").rglob("*.py"))
+# every package of verify and what it may import from verify (ARCHITECTURE.md, "Layers"); a module
+# may always import inside its own package.  The arrows point down: cli presents everything;
+# report and regression present runs; results use the tools below them; run/ (executors,
+# journal, outcome store, runner) is infrastructure that knows no result; the engine knows no
+# claim; the checker of certificates shares nothing with the code that wrote them.
+VOCABULARY = ("verify.checks", "verify.constants", "verify._version")
+LAYERS: dict[str, tuple[str, ...]] = {
+    "verify.cli": ("verify",),
+    "verify.report": ("verify.run", "verify.regression", *VOCABULARY),
+    "verify.regression": VOCABULARY,
+    "verify.results": (*RESULTS_MAY_IMPORT, "verify.run", *VOCABULARY),
+    "verify.certify": ("verify.engine", "verify.run", "verify.checker", *VOCABULARY),
+    "verify.checker": (),  # and nothing but python-flint and the standard library (below)
+    "verify.experiments": ("verify.engine", "verify.run", "verify.search", *VOCABULARY),
+    "verify.run": VOCABULARY,
+    "verify.search": (),
+    "verify.engine": (),
+    "verify.checks": ("verify.constants",),
+    "verify.constants": (),
+}
+# known departures (strict xfails: fixing one turns its test red until it is removed here)
+KNOWN_LAYERS: dict[str, str] = {}
 
 
-def _reaches_results(path: Path, here: str | None = None) -> list[str]:
-    return [f"{path.name}:{line} imports {module}" for module, _, line in imports(path, here)
-            if module == "verify.results" or module.startswith("verify.results.")]
+def _layer(module: str) -> str | None:
+    """The entry of LAYERS a module belongs to (the longest matching prefix)."""
+    found = [k for k in LAYERS if module == k or module.startswith(k + ".")]
+    return max(found, key=len, default=None)
 
 
-def test_the_experiments_checker_sees_an_import_of_results(tmp_path):
-    probe = tmp_path / "probe.py"
-    probe.write_text("from ..results.experiments import TARGET\nfrom .thresholds import DELTA\n")
-    assert _reaches_results(probe, "verify.experiments.probe") == ["probe.py:1 imports verify.results.experiments"]
+def _within(module: str, allowed: tuple[str, ...]) -> bool:
+    return any(module == a or module.startswith(a + ".") for a in allowed)
 
 
-@pytest.mark.parametrize("path", EXPERIMENT_FILES, ids=lambda p: p.stem)
-def test_experiments_never_import_results(path):
-    """The experiments are an engine of the claims (ARCHITECTURE.md): the arrow points from
-    results/experiments.py to verify/experiments, never back."""
-    assert not _reaches_results(path)
+def layer_violations(package: str) -> list[str]:
+    """Imports of the modules of ``package`` that its row of LAYERS does not allow."""
+    bad = []
+    for path in sorted(VERIFY.rglob("*.py")):
+        here = _module_name(path)
+        if _layer(here) != package:
+            continue
+        for module, name, line in imports(path):
+            if _within(module, (package, *LAYERS[package])) or module == "verify":
+                continue
+            bad.append(f"{path.relative_to(ROOT)}:{line} imports {module}" + (f".{name}" if name else ""))
+    return bad
+
+
+def test_every_module_of_verify_belongs_to_a_layer():
+    orphans = [str(p.relative_to(ROOT)) for p in sorted(VERIFY.rglob("*.py"))
+               if _layer(_module_name(p)) is None and _module_name(p) not in
+               ("verify", "verify.__main__", "verify._version")]
+    assert not orphans, orphans
+
+
+def test_the_layer_rule_sees_an_upward_import(tmp_path, monkeypatch):
+    probe = VERIFY / "run" / "zz_probe.py"
+    probe.write_text("from ..results import REGISTRY\n")
+    try:
+        assert layer_violations("verify.run") == ["verify/run/zz_probe.py:1 imports verify.results.REGISTRY"]
+    finally:
+        probe.unlink()
+
+
+@pytest.mark.parametrize("package", sorted(LAYERS))
+def test_no_package_imports_upward(package, request):
+    if package in KNOWN_LAYERS:
+        request.applymarker(pytest.mark.xfail(reason=KNOWN_LAYERS[package], strict=True))
+    bad = layer_violations(package)
+    assert not bad, "\n".join(bad)
+
+
+def test_the_top_level_stays_small():
+    """A few shared modules beside the subpackages (issue 31: the folders show the layers)."""
+    modules = sorted(p.name for p in VERIFY.glob("*.py"))
+    assert len(modules) <= 8, modules
 
 
 def _aliases(tree: ast.AST) -> set[str]:
@@ -186,3 +244,58 @@ def test_package_code_uses_the_state_passing_general_api():
         if found:
             offenders[str(path.relative_to(ROOT))] = found
     assert not offenders, offenders
+
+
+# the independent checker of certificates (proofs/checker.md): its trusted base is its own
+# package, python-flint and the standard library, nothing of the engine that wrote the proofs
+CHECKER = VERIFY / "checker"
+CHECKER_MAY_IMPORT = {"flint", "__future__"}
+
+
+def checker_imports(path: Path) -> list[str]:
+    """Top-level modules a checker file imports, other than its own package (relative imports
+    inside ``verify.checker``) and the standard library."""
+    tree = ast.parse(path.read_text(), str(path))
+    here = _module_name(path) if path.is_relative_to(ROOT) else "verify.checker.probe"
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [_absolute(node, here, path.name == "__init__.py")]
+        else:
+            continue
+        for name in names:
+            top = name.split(".")[0]
+            if name == "verify.checker" or name.startswith("verify.checker."):
+                continue
+            if top in sys.stdlib_module_names or top in CHECKER_MAY_IMPORT:
+                continue
+            bad.append(f"{path.name}:{node.lineno} imports {name}")
+    return bad
+
+
+def test_the_checker_rule_can_fail(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import math\nfrom flint import arb\nfrom .model import nu\n"
+                     "from ..engine import expectations\nimport sympy\nimport mpmath.libmp\n")
+    assert checker_imports(probe) == ["probe.py:4 imports verify.engine", "probe.py:5 imports sympy",
+                                      "probe.py:6 imports mpmath.libmp"]
+
+
+def test_the_checker_imports_only_itself_flint_and_the_standard_library():
+    files = sorted(CHECKER.glob("*.py"))
+    assert files
+    bad = [b for path in files for b in checker_imports(path)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_checkers_trusted_base_stays_within_its_stated_size():
+    """proofs/checker.md states the trusted base's line count ("N lines in all"): the package
+    may not grow past it unnoticed."""
+    import re
+
+    text = (ROOT / "proofs" / "checker.md").read_text()
+    stated = int(re.search(r"([\d,]+) lines in all", text).group(1).replace(",", ""))
+    actual = sum(len(p.read_text().splitlines()) for p in CHECKER.glob("*.py"))
+    assert actual <= stated <= 1000, f"verify/checker has {actual} lines, the document says {stated}"

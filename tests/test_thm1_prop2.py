@@ -133,11 +133,11 @@ def test_symmetric_reevaluation_matches_general_engine():
 
     d, s, eta = 9, 0, 10.0
     beta0 = 2 * np.eye(d)[0]
-    sym, sym_err = thm1.reevaluate_symmetric(d, s, beta0, eta, 15)
+    sym, sym_err, step = thm1.reevaluate_symmetric(d, s, beta0, eta, 15)
     ev = general.evaluate(d, s, [0] * d, [repr(float(x)) for x in beta0], 15)
     raw = [-mpmath.mpf(repr(eta)) * g for g in ev.grad_alpha]
     gen = general.solve_output(d, s, thm1.compress_mp(raw), 15)
-    assert abs(sym - gen.loss) < 1e-12 and sym_err < 1e-12
+    assert abs(sym - gen.loss) < 1e-12 and sym_err < 1e-12 and step == {"capped": False}
 
 
 def test_constrained_output_matches_a_direct_solve_and_mpmath():

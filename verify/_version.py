@@ -2,4 +2,4 @@
 
 Bump it when the report's format or a check's meaning changes (see CHANGELOG.md).
 """
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -7,7 +7,9 @@ one-line definitions in :data:`EVIDENCE_DEFINITIONS` are the report's legend).
 
 An outcome is ``True`` (holds, margin > 0), ``False`` (fails) or ``None`` (undecided: never
 counted as a pass).  An exhibit (evidence ``exhibit``) and a vacuous case (``vacuous``: the claim's
-target is <= 0, so nothing was tested) are shown but never counted as passes.
+target is <= 0, so nothing was tested) are shown but never counted as passes; nor is a passing
+configuration check (evidence ``configuration``: the configured constants lie inside a
+statement's hypotheses, a check of the input, not of the paper), whose failure fails the run.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ class Evidence(str, Enum):
     STATISTICAL = "statistical"
     SEARCH = "search"
     EXHIBIT = "exhibit"
+    CONFIGURATION = "configuration"
 
 
 EVIDENCE_DEFINITIONS: Mapping[Evidence, str] = {
@@ -39,12 +42,24 @@ EVIDENCE_DEFINITIONS: Mapping[Evidence, str] = {
     Evidence.SEARCH: "a seeded search found no counterexample (the detail gives the effort)",
     Evidence.EXHIBIT: "a measured figure with no claim (tightness values, rows the statement does "
                       "not cover); shown, never counted as a pass",
+    Evidence.CONFIGURATION: "the configured constants lie inside the statement's hypotheses (a "
+                            "check of the input, not of the paper): a violation fails the run, a "
+                            "pass is shown, never counted",
 }
 
 
 def legend() -> str:
     """The evidence kinds and their definitions, one sentence (the report's legend)."""
     return "; ".join(f"*{e.value}* = {text}" for e, text in EVIDENCE_DEFINITIONS.items()) + "."
+
+
+class Reach(str, Enum):
+    """How much of its claim's range a check's evidence covers: the whole stated range (a
+    symbolic proof, a certified box) or finitely many points (a grid of cases, the point a
+    search found).  The ledger counts "certified over a box" and "certified at a point" apart."""
+
+    RANGE = "range"
+    POINTS = "points"
 
 
 class Profile(str, Enum):
@@ -83,7 +98,10 @@ class Outcome:
 
     @property
     def counted(self) -> bool:
-        """Whether the outcome judges a claim (an exhibit or a vacuous case does not)."""
+        """Whether the outcome judges a claim (an exhibit, a vacuous case or a passing
+        configuration check does not; a failing configuration check counts, as a failure)."""
+        if self.evidence is Evidence.CONFIGURATION:
+            return self.passed is not True
         return self.evidence is not Evidence.EXHIBIT and not self.vacuous
 
 
@@ -98,6 +116,16 @@ class Check:
     cases: Callable[[Profile, Constants, Mapping[str, object]], Sequence[Case]]
     judge: Callable[[Case, Constants], Outcome]
     reconstructed: bool = False  # claim or constants are a reconstruction (see proofs/)
+    reach: Reach | None = None  # None: the whole range for symbolic evidence, points otherwise
+    scope: str = ""  # the part of the result's statement it tests ("" the whole; "at alpha = 0")
+    reads_outcomes: tuple[str, ...] = ()  # checks whose outcomes its judge reads: run after them
+
+    @property
+    def covers(self) -> Reach:
+        """What the evidence covers (see :class:`Reach`)."""
+        if self.reach is not None:
+            return self.reach
+        return Reach.RANGE if self.evidence is Evidence.SYMBOLIC else Reach.POINTS
 
 
 @dataclass(frozen=True)
@@ -144,6 +172,7 @@ class Result:
     hypotheses: str
     constants: tuple[str, ...]
     checks: tuple[Check, ...] = ()
+    short: str = ""  # the statement in about a dozen plain words (the report's summary row)
     document: str = ""
     notes: str = ""
     discrepancies: Mapping[str, Discrepancy] = field(default_factory=dict)  # by check id

@@ -1,8 +1,11 @@
 """The constants file and its overrides.
 
 Each entry is keyed by the paper's symbol (``thm1.c3``) and holds ``value`` (an exact rational as
-a string such as "1/6912", or a decimal such as "1e-6"), ``meaning`` and ``source``.  Values are
-read as :class:`fractions.Fraction`, never through a float.
+a string such as "1/6912", or a decimal such as "1e-6"), ``domain`` (the values the checks accept:
+"(0, 1)", "[1, inf)", "integer in [0, inf)"), ``meaning`` and ``source``.  Values are read as
+:class:`fractions.Fraction`, never through a float, and refused outside their domain.  A file
+named with ``--constants`` must hold exactly the keys of the default file (a missing key would
+surface minutes later inside a worker; an unknown one is a typo).
 
 Where the default file lives: in a source checkout it is ``proofs/constants.toml``, the file
 users edit.  An installed wheel has no ``proofs/``: the build copies that same file into the
@@ -13,6 +16,7 @@ distribution.  ``--constants FILE`` overrides both.
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
@@ -31,12 +35,54 @@ class ConstantsError(ValueError):
 
 
 @dataclass(frozen=True)
+class Domain:
+    """An interval of the rationals, possibly of the integers only: where a constant may lie."""
+
+    text: str
+    lo: Fraction | None  # None: unbounded
+    hi: Fraction | None
+    closed_lo: bool
+    closed_hi: bool
+    integer: bool
+
+    def __contains__(self, x: Fraction) -> bool:
+        if self.integer and x.denominator != 1:
+            return False
+        if self.lo is not None and (x < self.lo or (x == self.lo and not self.closed_lo)):
+            return False
+        return not (self.hi is not None and (x > self.hi or (x == self.hi and not self.closed_hi)))
+
+
+_INTERVAL = re.compile(r"^(integer in )?([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])$")
+
+
+def parse_domain(text: object, key: str) -> Domain:
+    """ "(0, 1)", "[1, inf)", "integer in [0, inf)" -> :class:`Domain`.
+
+    >>> Fraction(1, 2) in parse_domain("(0, 1)", "k"), 1 in parse_domain("(0, 1)", "k")
+    (True, False)
+    >>> Fraction(3, 2) in parse_domain("integer in [0, inf)", "k")
+    False
+    """
+    match = _INTERVAL.match(text.strip()) if isinstance(text, str) else None
+    if not match:
+        raise ConstantsError(f"{key}: domain must read like \"(0, 1)\", \"[1, inf)\" or "
+                             f"\"integer in [0, inf)\", got {text!r}")
+    integer, left, a, b, right = match.groups()
+    ends = []
+    for end, infinite in ((a, "-inf"), (b, "inf")):
+        ends.append(None if end == infinite else parse_value(end, f"{key} (domain)"))
+    return Domain(text.strip(), ends[0], ends[1], left == "[", right == "]", bool(integer))
+
+
+@dataclass(frozen=True)
 class Constant:
     key: str
     value: Fraction
     text: str
     meaning: str
     source: str
+    domain: Domain | None = None
 
 
 def parse_value(text: object, key: str) -> Fraction:
@@ -93,21 +139,59 @@ def sha256(path: Path | None = None) -> str:
     return hashlib.sha256(read_bytes(path)).hexdigest()
 
 
-def load(path: Path | None = None) -> dict[str, Constant]:
-    """Read a constants file (``None``: the default); a missing or malformed file raises
-    :class:`ConstantsError`."""
+def checked(key: str, value: Fraction, text: str, domain: Domain | None, where: str) -> Fraction:
+    """``value``, or a :class:`ConstantsError` naming the key, the value, its domain and where
+    it came from when it lies outside the domain."""
+    if domain is not None and value not in domain:
+        raise ConstantsError(f"{key} = {text} is outside its domain {domain.text} ({where})")
+    return value
+
+
+def _read(path: Path | None) -> dict[str, Constant]:
     shown = source_label(path)
     try:
         data = tomllib.loads(read_bytes(path).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConstantsError(f"malformed constants file {shown}: {exc}") from None
+        raise ConstantsError(f"malformed constants file {shown}: {str(exc).splitlines()[0]}") from None
     out = {}
-    for key, entry in _flatten(data):
+    try:
+        entries = list(_flatten(data))
+    except ConstantsError as exc:
+        raise ConstantsError(f"{exc} ({shown})") from None
+    for key, entry in entries:
         for field in ("meaning", "source"):
             if not isinstance(entry.get(field), str):
-                raise ConstantsError(f"{key}: missing '{field}'")
-        out[key] = Constant(key, parse_value(entry["value"], key), str(entry["value"]),
-                            entry["meaning"], entry["source"])
+                raise ConstantsError(f"{key}: missing '{field}' ({shown})")
+        domain = parse_domain(entry["domain"], key) if "domain" in entry else None
+        value = checked(key, parse_value(entry["value"], key), str(entry["value"]), domain, shown)
+        out[key] = Constant(key, value, str(entry["value"]), entry["meaning"], entry["source"], domain)
+    return out
+
+
+def load(path: Path | None = None) -> dict[str, Constant]:
+    """Read a constants file (``None``: the default); a missing or malformed file, a value
+    outside its domain, or (for a file other than the default) a key missing or unknown to the
+    default file raises :class:`ConstantsError` with one line naming the key and the file."""
+    out = _read(path)
+    if path is None:
+        undeclared = [key for key, c in out.items() if c.domain is None]
+        if undeclared:
+            raise ConstantsError(f"{undeclared[0]}: missing 'domain' ({source_label()})")
+    else:
+        known = _read(None)
+        missing = sorted(set(known) - set(out))
+        unknown = sorted(set(out) - set(known))
+        if missing:
+            more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+            raise ConstantsError(f"constants file {path} has no {missing[0]}{more}: every key of "
+                                 f"{source_label()} is needed")
+        if unknown:
+            raise ConstantsError(f"constants file {path}: unknown constant {unknown[0]!r} (see "
+                                 f"{source_label()})")
+        for key, c in list(out.items()):  # a file without domains takes the default file's
+            if c.domain is None:
+                checked(key, c.value, c.text, known[key].domain, str(path))
+                out[key] = Constant(key, c.value, c.text, c.meaning, c.source, known[key].domain)
     return out
 
 
@@ -122,8 +206,9 @@ def with_overrides(base: Mapping[str, Constant], settings: Iterable[str]) -> dic
         if key not in out:
             raise ConstantsError(f"unknown constant {key!r} (see proofs/constants.toml)")
         old = out[key]
-        out[key] = Constant(key, parse_value(text, key), text.strip(), old.meaning,
-                            f"overridden on the command line (file: {old.text})")
+        value = checked(key, parse_value(text, key), text.strip(), old.domain, "--set")
+        out[key] = Constant(key, value, text.strip(), old.meaning,
+                            f"overridden on the command line (file: {old.text})", old.domain)
     return out
 
 

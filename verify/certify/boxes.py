@@ -1,4 +1,5 @@
-"""Branch and bound over boxes in (ln d, ln eps) (certified evidence).
+"""Branch and bound over boxes in (ln d, ln eps), or (ln d, ln eps, u, v) for the groups over
+the whole hypothesis range (certified evidence; :mod:`verify.certify.statements`).
 
 A box is *certified* when every claim's margin ball lies above 0, *failing* when some margin
 ball lies below 0 (a counterexample region: the claim fails at every point of the box), and is
@@ -8,18 +9,26 @@ is *undecided* and reported, never counted as a pass.
 Margins are enclosed by the centred (mean-value) form (:mod:`verify.certify.centred`,
 proofs/centred-form.md) by default; ``method="plain"`` evaluates the claims on the box's balls
 directly (:mod:`verify.certify.claims`), the first route, kept as the independent second one.
+Four-dimensional boxes use the centred form of :mod:`verify.certify.plan_range` and split the
+side along which the least certain margin widens most (its gradient times the side's width).
+
+The boxes of one generation (the queue's contents, in order) are independent: they are judged on
+an executor (:mod:`verify.executors`) and read back in queue order, and a journal
+(:mod:`verify.certify.box_journal`) keeps each judgement, so the leaves, their order and the
+certificate's bytes are the same for any executor and worker count, and a stopped run resumes.
 """
 from __future__ import annotations
 
 import math
 import time
-from collections import deque
 from dataclasses import dataclass, field
+from typing import Callable, NamedTuple
 
 from flint import arb
 
+from . import plan_range, statements
 from .centred import centred_margins
-from .claims import Box, CLAIMS, D_MIN, exact_final_margin, margins
+from .claims import Box, exact_final_margin, margins
 
 METHODS = ("centred", "plain")
 WITNESS_AREA = 0.05  # a box not enclosed gets an exact witness try only when this small (log units)
@@ -28,6 +37,17 @@ WITNESS_AREA = 0.05  # a box not enclosed gets an exact witness try only when th
 # loss after the schedule's integer T at the box's centre exceeds eps (a counterexample point)
 ONE_SIDED = {"centred": {"thm2.final", "cor1.population", "thm2.optimum"},
              "plain": {"thm2.final", "cor1.population", "thm2.contraction"}}
+WITNESS_SIDE = 1 / 8  # ... and, in four dimensions, its u and v sides at most this wide
+CHUNK = 64  # boxes handed to the executor at once (the time budget is checked between chunks)
+
+
+class Judgement(NamedTuple):
+    """A box's verdict: status, each claim's margin as outward floats, and the side to split
+    (None: the two-dimensional rule, the wider side)."""
+
+    status: str
+    margins: dict
+    axis: int | None = None
 
 
 @dataclass(frozen=True)
@@ -46,6 +66,17 @@ class Run:
     leaves: list[Leaf] = field(default_factory=list)
     seconds: float = 0.0
     method: str = "centred"
+    cpu_seconds: float = 0.0  # the judging processes' CPU time (journaled judgements included)
+    judged: int = 0  # boxes judged (or read from the journal)
+
+    started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def axes(self) -> tuple[str, ...]:
+        return statements.axes(self.group)
+
+    def seconds_so_far(self) -> float:
+        return time.perf_counter() - self.started
 
     @property
     def status(self) -> bool | None:
@@ -64,32 +95,41 @@ class Run:
         return min(rows, default=None)
 
     def certified_share(self) -> float:
-        """The certified leaves' share of the root's area in (ln d, ln eps)."""
-        area = lambda b: (b[1] - b[0]) * (b[3] - b[2])  # noqa: E731
-        done = sum(area(leaf.box) for leaf in self.leaves if leaf.status == "certified")
-        return done / area(self.root) if area(self.root) > 0 else 0.0
+        """The certified leaves' share of the root's volume in its coordinates (area in
+        (ln d, ln eps) for two axes)."""
+        done = sum(volume(leaf.box) for leaf in self.leaves if leaf.status == "certified")
+        return done / volume(self.root) if volume(self.root) > 0 else 0.0
 
     def summary(self, timed: bool = True) -> str:
         """One line: the box, leaves, deepest split (and the time when ``timed``: a report's
         bytes must not depend on the machine), the smallest margin and any box not certified."""
+        r = statements.ranges(self.group, self.root)
+        text = f"d in [{r['d'][0]:.6g}, {r['d'][1]:.6g}], eps in [{r['eps'][0]:.3g}, {r['eps'][1]:.3g}]"
+        if "u" in r:
+            text += f", u in [{r['u'][0]:.3g}, {r['u'][1]:.3g}], v in [{r['v'][0]:.3g}, {r['v'][1]:.3g}]"
+        return f"{text}: {self.tally(timed)}"
+
+    def tally(self, timed: bool = False) -> str:
+        """:meth:`summary` without the root box."""
         small = self.smallest_margin()
-        d = f"d in [{math.exp(self.root[0]):.6g}, {math.exp(self.root[1]):.6g}]"
-        e = f"eps in [{math.exp(self.root[2]):.3g}, {math.exp(self.root[3]):.3g}]"
-        text = (f"{d}, {e}: {len(self.leaves)} leaves, deepest split {self.deepest}"
+        text = (f"{len(self.leaves)} leaves, deepest split {self.deepest}"
                 + (f", {self.seconds:.1f} s" if timed else ""))
         if small:
-            text += f"; smallest margin {small[0]:.3g} ({small[1]}) at {_fmt_box(small[2])}"
+            kind = ", relative" if len(self.root) == 8 else ""
+            text += (f"; smallest margin {small[0]:.3g} ({small[1]}{kind}) at "
+                     f"{statements.describe(self.group, small[2])}")
         bad = [leaf for leaf in self.leaves if leaf.status != "certified"]
         if bad:
-            text += f"; certified {100 * self.certified_share():.3g}% of the box's area (log units)"
+            what = "area (log units)" if len(self.root) == 4 else "volume (ln d, ln eps, u, v)"
+            text += f"; certified {100 * self.certified_share():.3g}% of the box's {what}"
         for leaf in bad[:5]:
-            text += f"; {leaf.status.upper()} box {_fmt_box(leaf.box)}"
+            text += f"; {leaf.status.upper()} box {statements.describe(self.group, leaf.box)}"
         return text
 
 
-def _fmt_box(box: Box) -> str:
-    return (f"d [{math.exp(box[0]):.4g}, {math.exp(box[1]):.4g}] x "
-            f"eps [{math.exp(box[2]):.3g}, {math.exp(box[3]):.3g}]")
+def volume(box: Box) -> float:
+    """The product of the box's sides (in its coordinates)."""
+    return math.prod(box[2 * i + 1] - box[2 * i] for i in range(len(box) // 2))
 
 
 def outward(x: arb) -> tuple[float, float]:
@@ -105,85 +145,193 @@ def outward(x: arb) -> tuple[float, float]:
 def box_margins(group: str, box: Box, constants, bits: int, method: str,
                 corners: bool = False) -> dict | None:
     """Every claim's margin ball over ``box`` by ``method`` (None: not enclosed); ``corners``
-    cross-checks a centred enclosure against the values at the four corners."""
+    cross-checks a centred enclosure against the values at the box's corners."""
+    if group in plan_range.CLAIMS:
+        return plan_range.box_margins(group, box, constants, bits, corners)[0]
     if method == "plain":
         return margins(group, box, constants, bits)
-    return centred_margins(group, box, constants, bits, D_MIN[group], corners)
+    return centred_margins(group, box, constants, bits, statements.D_MIN[group], corners)
+
+
+def _enclose(group: str, box: Box, constants, bits: int, method: str,
+             corners: bool) -> tuple[dict | None, dict]:
+    """(margins or None, smears by claim) -- smears only in four dimensions."""
+    if group in plan_range.CLAIMS:
+        return plan_range.box_margins(group, box, constants, bits, corners)
+    return box_margins(group, box, constants, bits, method, corners), {}
+
+
+def judge(group: str, box: Box, constants, bits: int, method: str = "centred",
+          corners: bool = False) -> Judgement:
+    """The verdict on one box (and, in four dimensions, the side to split)."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r} (one of {', '.join(METHODS)})")
+    if group in plan_range.CLAIMS and method != "centred":
+        raise ValueError(f"{group}: only the centred method covers four dimensions")
+    claims = statements.CLAIMS[group]
+    try:
+        ms, smears = _enclose(group, box, constants, bits, method, corners)
+    except (ArithmeticError, ValueError, ZeroDivisionError):
+        ms, smears = None, {}
+    pairs = {claim: (-math.inf, math.inf) for claim in claims} if ms is None else \
+        {claim: outward(m) if m.is_finite() else (-math.inf, math.inf) for claim, m in ms.items()}
+    axis = _axis(box, pairs, smears) if len(box) == 8 else None
+    if all(lo > 0 for lo, _ in pairs.values()):
+        return Judgement("certified", pairs, axis)
+    one_sided = plan_range.ONE_SIDED if len(box) == 8 else ONE_SIDED[method]
+    if any(hi < 0 for claim, (_, hi) in pairs.items() if claim not in one_sided):
+        return Judgement("failing", pairs, axis)
+    final = _final(group)
+    lo, hi = pairs.get(final, (0.0, 0.0))
+    if final and (hi < 0 or (lo == -math.inf and _small(box))):  # a bound above eps, or none
+        witness = _exact_witness(group, box, constants, bits)
+        if witness is not None:
+            return Judgement("failing", {**pairs, final: witness}, axis)
+    return Judgement("undecided", pairs, axis)
 
 
 def judge_box(group: str, box: Box, constants, bits: int,
               method: str = "centred", corners: bool = False) -> tuple[str, dict]:
     """(status, margins as outward float pairs) for one box."""
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r} (one of {', '.join(METHODS)})")
-    try:
-        ms = box_margins(group, box, constants, bits, method, corners)
-    except (ArithmeticError, ValueError, ZeroDivisionError):
-        ms = None
-    pairs = {claim: (-math.inf, math.inf) for claim in CLAIMS[group]} if ms is None else \
-        {claim: outward(m) if m.is_finite() else (-math.inf, math.inf) for claim, m in ms.items()}
-    if all(lo > 0 for lo, _ in pairs.values()):
-        return "certified", pairs
-    if any(hi < 0 for claim, (_, hi) in pairs.items() if claim not in ONE_SIDED[method]):
-        return "failing", pairs
-    final = f"{group}.final" if group == "thm2" else f"{group}.population"
-    lo, hi = pairs.get(final, (0.0, 0.0))
-    small = (box[1] - box[0]) * (box[3] - box[2]) <= WITNESS_AREA
-    if group != "prop1" and (hi < 0 or (lo == -math.inf and small)):  # a bound above eps, or none
-        witness = _exact_witness(group, box, constants, bits)
-        if witness is not None:
-            return "failing", {**pairs, final: witness}
-    return "undecided", pairs
+    status, pairs, _ = judge(group, box, constants, bits, method, corners)
+    return status, pairs
+
+
+def _final(group: str) -> str | None:
+    if group in plan_range.FINAL:
+        return plan_range.FINAL[group]
+    return {"thm2": "thm2.final", "cor1": "cor1.population"}.get(group)
+
+
+def _small(box: Box) -> bool:
+    """Small enough for an exact witness try: area in (ln d, ln eps) at most WITNESS_AREA (and
+    u, v sides at most WITNESS_SIDE)."""
+    return (box[1] - box[0]) * (box[3] - box[2]) <= WITNESS_AREA and \
+        all(box[2 * i + 1] - box[2 * i] <= WITNESS_SIDE for i in range(2, len(box) // 2))
+
+
+def _axis(box: Box, pairs: dict, smears: dict) -> int:
+    """The side to halve in four dimensions: of the claims not certified, the one with the
+    smallest lower end (a condition not proved, if that is why), along the side where its
+    enclosure widens most (|gradient| x width); without gradients the widest side relative to
+    the whole hypothesis range's (plan_range.SCALES)."""
+    open_claims = sorted((lo, claim) for claim, (lo, _) in pairs.items() if not lo > 0)
+    key = None if None in smears else (open_claims[0][1] if open_claims else None)
+    row = smears.get(key)
+    if row and any(x > 0 for x in row) and all(math.isfinite(x) for x in row):
+        return max(range(len(row)), key=lambda i: (row[i], -i))
+    widths = [(box[2 * i + 1] - box[2 * i]) / plan_range.SCALES[i] for i in range(len(box) // 2)]
+    return max(range(len(widths)), key=lambda i: (widths[i], -i))
 
 
 def _exact_witness(group: str, box: Box, constants, bits: int) -> tuple | None:
-    """(lower, upper) of eps - L(T) at the box's centre after exactly T Phase-3 steps, when
-    that ball is below 0: the claim fails at that point of the box (a counterexample)."""
-    d = max(math.exp((box[0] + box[1]) / 2), D_MIN[group])
-    eps = math.exp((box[2] + box[3]) / 2)
+    """(lower, upper) of the final margin at the box's centre after exactly T Phase-3 steps,
+    when that ball is below 0: the claim fails at that point of the box (a counterexample)."""
+    centre = tuple((box[2 * i] + box[2 * i + 1]) / 2 for i in range(len(box) // 2))
     try:
-        m = exact_final_margin(group, d, eps, constants, bits)
+        if len(box) == 8:
+            m = plan_range.exact_final_margin(group, centre, constants, bits)
+        else:
+            d = max(math.exp(centre[0]), statements.D_MIN[group])
+            m = exact_final_margin(group, d, math.exp(centre[1]), constants, bits)
     except (ArithmeticError, ValueError, ZeroDivisionError):
         return None
     return outward(m) if m is not None and m < 0 else None
 
 
-def split(box: Box) -> tuple[Box, Box]:
-    """Halve the wider side (in log units); the halves share the midpoint exactly."""
-    a, b, c, d = box
-    if b - a >= d - c:
-        m = (a + b) / 2
-        return (a, m, c, d), (m, b, c, d)
-    m = (c + d) / 2
-    return (a, b, c, m), (a, b, m, d)
+def split(box: Box, axis: int | None = None) -> tuple[Box, Box]:
+    """Halve side ``axis`` (None: the wider of the two sides, in log units); the halves share
+    the midpoint exactly."""
+    if axis is None:
+        axis = 0 if box[1] - box[0] >= box[3] - box[2] else 1
+    lo, hi = box[2 * axis], box[2 * axis + 1]
+    m = (lo + hi) / 2
+    left, right = list(box), list(box)
+    left[2 * axis + 1] = right[2 * axis] = m
+    return tuple(left), tuple(right)  # type: ignore[return-value]
+
+
+def judge_task(item: tuple) -> tuple[int, Judgement, float]:
+    """(index, judgement, CPU-seconds) of one box: the unit of work an executor runs."""
+    index, group, box, constants, bits, method = item
+    cpu = time.process_time()
+    verdict = judge(group, box, constants, bits, method)
+    return index, verdict, time.process_time() - cpu
+
+
+def _judge_all(group: str, items: list, constants, bits: int, method: str, executor,
+               journal) -> list[tuple[Judgement, float]]:
+    """The judgements of ``items`` ((box, depth) pairs) in their order: from the journal, else
+    on the executor (else here, with ``constants`` as given: a tracked view records its reads),
+    each new one journaled as it arrives."""
+    out: list = [None] * len(items)
+    todo = []
+    for i, (box, _) in enumerate(items):
+        found = journal.get(box) if journal else None
+        if found is not None:
+            out[i] = found
+        else:
+            todo.append(i)
+    if executor is None:
+        answers = (judge_task((i, group, items[i][0], constants, bits, method)) for i in todo)
+    else:
+        plain = dict(getattr(constants, "untracked", lambda: constants)())
+        answers = executor.completed(judge_task, [(i, group, items[i][0], plain, bits, method)
+                                                  for i in todo])
+    for i, verdict, cpu in answers:
+        if journal:
+            journal.record(items[i][0], items[i][1], verdict, cpu)
+        out[i] = (verdict, cpu)
+    return out
 
 
 def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
                      max_depth: int = 24, seconds: float | None = None,
                      max_boxes: int | None = None, method: str = "centred",
-                     start: list[tuple[Box, int]] | None = None) -> Run:
+                     start: list[tuple[Box, int]] | None = None, executor=None,
+                     journal=None, progress: Callable[[Run], None] | None = None) -> Run:
     """Certify every claim of ``group`` over ``root``; after ``seconds``, or after ``max_boxes``
     boxes have been judged (a budget that gives the same answer on any machine), the boxes not
     yet judged are reported undecided (status ``unreached``).  ``start``: (box, depth) pairs
     that tile the root (a certificate's leaves, :func:`verify.certify.certificate.seed`) to
-    begin from instead of the root: every one is judged and split as any box."""
+    begin from instead of the root: every one is judged and split as any box.
+
+    Breadth first, one generation at a time (a budget cut leaves the hard corners, not the rest
+    of the box, unreached): the boxes of a generation are judged on ``executor`` (None: here,
+    one after another) in chunks, read back in queue order, so the result does not depend on
+    the executor; ``journal`` (:class:`verify.certify.box_journal.BoxJournal`) supplies the
+    judgements it holds and records the new ones; ``progress(run)`` is called after each
+    chunk."""
     run = Run(group, root, bits, method=method)
     began = time.perf_counter()
-    queue = deque(start or [(root, 0)])  # breadth first: a budget cut leaves the hard corners, not the
-    judged = 0                   # rest of the box, unreached
+    queue = list(start or [(root, 0)])
     while queue:
-        box, depth = queue.popleft()
-        if (seconds is not None and time.perf_counter() - began > seconds) or \
-                (max_boxes is not None and judged >= max_boxes):
-            run.leaves.append(Leaf(box, depth, "unreached", {}))
-            continue
-        judged += 1
-        status, pairs = judge_box(group, box, constants, bits, method)
-        if status == "undecided" and depth < max_depth:
-            lo, hi = split(box)
-            queue += [(lo, depth + 1), (hi, depth + 1)]
-            continue
-        run.leaves.append(Leaf(box, depth, status, pairs))
+        children: list = []
+        stop = None  # where in the queue the budget ran out
+        for pos in range(0, len(queue), CHUNK):
+            chunk = queue[pos:pos + CHUNK]
+            allowed = len(chunk) if max_boxes is None else max(0, min(len(chunk),
+                                                                      max_boxes - run.judged))
+            if seconds is not None and time.perf_counter() - began > seconds:
+                allowed = 0
+            for (box, depth), (verdict, cpu) in zip(chunk, _judge_all(
+                    group, chunk[:allowed], constants, bits, method, executor, journal)):
+                run.judged += 1
+                run.cpu_seconds += cpu
+                if verdict.status == "undecided" and depth < max_depth:
+                    lo, hi = split(box, verdict.axis)
+                    children += [(lo, depth + 1), (hi, depth + 1)]
+                else:
+                    run.leaves.append(Leaf(box, depth, verdict.status, verdict.margins))
+            if progress:
+                progress(run)
+            if allowed < len(chunk):
+                stop = pos + allowed
+                break
+        if stop is not None:
+            run.leaves += [Leaf(box, depth, "unreached", {}) for box, depth in queue[stop:] + children]
+            break
+        queue = children
     run.seconds = time.perf_counter() - began
     return run
 
@@ -204,3 +352,13 @@ def log_box(d_lo: float, d_hi: float, eps_lo: float, eps_hi: float) -> Box:
         return v
 
     return down(d_lo), up(d_hi), down(eps_lo), up(eps_hi)
+
+
+def hypothesis_box(d_lo: float, d_hi: float, eps_lo: float, eps_hi: float,
+                   u: tuple[float, float] = (0.0, 1.0), v: tuple[float, float] = (0.0, 1.0)) -> Box:
+    """The box of (ln d, ln eps, u, v) covering [d_lo, d_hi] x [eps_lo, eps_hi] x u x v
+    (u = eta1/sqrt(d), v = eta2_min/eta2; proofs/hypothesis-range.md)."""
+    if not (0 <= u[0] < u[1] and 0 <= v[0] < v[1] <= 1):
+        raise ValueError("need 0 <= u_lo < u_hi and 0 <= v_lo < v_hi <= 1")
+    return (*log_box(d_lo, d_hi, eps_lo, eps_hi), float(u[0]), float(u[1]), float(v[0]),
+            float(v[1]))  # type: ignore[return-value]

@@ -31,7 +31,8 @@ from ..engine.certified.balls import ARB, interval, precision
 from ..engine.certified.dual import DUAL, Dual, increasing, value
 from ..engine.certified.moments import log_break_points
 from ..engine.certified.symmetric import arb_gap_rate, arb_phases, arb_reduction, family_for
-from ..engine.expectations import moment_integrand, moment_setup, tail_bound, tail_coefficients
+from ..engine.expectations import (moment_integrand, moment_setup, tail_bound, tail_coefficients,
+                                    weighted_setup)
 from ..engine.symbolic import reduce_symmetric
 
 RIEMANN_CELLS = 24  # cells per piece of the box integrals (rough is enough: they multiply the width)
@@ -68,10 +69,40 @@ def _integral(s, r: int, piece: tuple, t0: float, tol) -> arb:
     return acb.integral(f, arb(a), arb(b), abs_tol=tol).real
 
 
-def _box_setup(d: arb, gap: arb, family: str, order: int):
-    """The moment constants over the box in interval arithmetic (duals without a gradient:
-    Arb's midpoint-radius powers of a wide ball such as p = 1/(d - 1) would contain 0)."""
-    s = moment_setup(Dual(d, ()), Dual(gap, ()), family, order, DUAL)
+@dataclass(frozen=True)
+class Setups:
+    """How the moment integrals' constants are formed over a box, in three number types: "box"
+    (interval arithmetic: duals without a gradient; Arb's midpoint-radius powers of a wide ball
+    such as p = 1/(d - 1) would contain 0), "dual" (values and gradients) and "centre" (balls at
+    the box's centre).  From the attention gap (``back`` None), or, for the family ``nu``, from
+    the background weight ``back`` = e^-gap itself with the scaled moments nu_r / b^r
+    (:func:`verify.engine.expectations.weighted_setup`; b may reach 0, the limit gap -> inf)."""
+
+    d: Dual
+    gap: Dual | None = None
+    back: Dual | None = None
+
+    @property
+    def family(self) -> str:
+        return "nu" if self.back is not None else family_for(self.gap.v)
+
+    def make(self, kind: str, order: int):
+        d, w = self.d, (self.gap if self.back is None else self.back)
+        if kind == "centre":
+            args = (d.c, w.c, ARB)
+        elif kind == "box":
+            args = (Dual(d.v, ()), Dual(w.v, ()), DUAL)
+        else:
+            args = (Dual(d.v, d.g), Dual(w.v, w.g), DUAL)
+        if self.back is None:
+            return moment_setup(args[0], args[1], self.family, order, args[2])
+        return weighted_setup(args[0], args[2].number(1), args[1], "nu", order, args[2],
+                              scaled=True)
+
+
+def _box_setup(setups: Setups, order: int):
+    """The moment constants over the box in interval arithmetic, and the tail coefficients."""
+    s = setups.make("box", order)
     return s, [value(k) for k in tail_coefficients(s)]
 
 
@@ -80,11 +111,11 @@ def _tail(T: arb, s, K: list) -> list:
     return [value(t).upper() for t in tail_bound(T, s, DUAL, [Dual(k, ()) for k in K])]
 
 
-def _setup_plan(d: arb, gap: arb, bits: int) -> MomentPlan:
+def _setup_plan(setups: Setups, bits: int) -> MomentPlan:
     """Family, pieces and cut from the box's balls (choices, not claims: floats)."""
-    family = family_for(gap)
+    family = setups.family
     order = reduce_symmetric(family).order
-    s, K = _box_setup(d, gap, family, order)
+    s, K = _box_setup(setups, order)
     logs = log_break_points(replace(s, c_target=value(s.c_target), c_back=value(s.c_back),
                                     p=value(s.p)))
     k_max = max(float(k.upper().log()) for k in K)
@@ -136,12 +167,19 @@ def box_moments(d: Dual, gap: Dual, bits: int, plans: list) -> tuple:
 
     The cut is doubled until the tail bound over the box is below 2^-(bits/2) of each moment's
     size (a choice: whatever the cut, the tail ball is added to both passes)."""
-    plan = _setup_plan(d.v, gap.v, bits)
-    s_box, K = _box_setup(d.v, gap.v, plan.family, plan.order)
-    s_dual = moment_setup(Dual(d.v, d.g), Dual(gap.v, gap.g), plan.family, plan.order, DUAL)
+    return setup_moments(Setups(d, gap=gap), bits, plans)
+
+
+def setup_moments(setups: Setups, bits: int, plans: list) -> tuple:
+    """:func:`box_moments` for moment constants formed by ``setups`` (from the gap, or the
+    scaled moments ``nu_r / b^r`` from the background weight b)."""
+    d = setups.d
+    plan = _setup_plan(setups, bits)
+    s_box, K = _box_setup(setups, plan.order)
+    s_dual = setups.make("dual", plan.order)
     c_lo = value(s_box.c_target).lower()
     scale = [k.upper() * math.factorial(r) / c_lo ** (r + 1) for r, k in enumerate(K)]
-    total = [Dual(arb(0), (arb(0), arb(0)))] * plan.order
+    total = [Dual(arb(0), tuple(arb(0) for _ in d.g))] * plan.order
     todo = list(plan.pieces)
     for _ in range(MAX_EXTRA):
         for piece in todo:
@@ -162,14 +200,18 @@ def box_moments(d: Dual, gap: Dual, bits: int, plans: list) -> tuple:
     plan.tail = tail
     plan.scale = [m if m > 0 else x for m, x in zip(sizes, scale)]
     plans.append(plan)
-    centre = centre_moments(d.c, gap.c, bits, plan)
+    centre = setup_centre_moments(setups.make("centre", plan.order), bits, plan)
     return tuple(Dual(x.v + arb(0).union(t), x.g, c, d.dx)
                  for x, t, c in zip(total, plan.tail, centre))
 
 
 def centre_moments(d: arb, gap: arb, bits: int, plan: MomentPlan) -> tuple:
     """Moments at the centre on the box's pieces: ``I_T(c) + [0, B_T(X)]`` (tight balls)."""
-    s = moment_setup(d, gap, plan.family, plan.order, ARB)
+    return setup_centre_moments(moment_setup(d, gap, plan.family, plan.order, ARB), bits, plan)
+
+
+def setup_centre_moments(s, bits: int, plan: MomentPlan) -> tuple:
+    """:func:`centre_moments` for the moment constants ``s`` (Arb balls at one point)."""
     out = []
     for r in range(plan.order):
         tol = plan.scale[r] * arb(2) ** -bits
@@ -181,7 +223,7 @@ def centre_moments(d: arb, gap: arb, bits: int, plan: MomentPlan) -> tuple:
 Moments = Callable[[object, object], tuple]
 
 
-def _evaluate(family: str, d, moments: tuple, bs, bj) -> tuple:
+def evaluate_reduction(family: str, d, moments: tuple, bs, bj) -> tuple:
     padded = list(moments) + [arb(0)] * (4 - len(moments))
     return arb_reduction(family)(d, bs, bj, *padded)
 
@@ -192,7 +234,7 @@ def _prop1(d, eps, constants, moments: Moments, family: Callable) -> dict:
 
     gap = schedules.prop1_gap(d, eps, constant_ball(constants, "prop1.attention_constant"), lambda x: x.log())
     mom = moments(d, gap)
-    loss = _evaluate(family(), d, mom, 2, 0)[0]
+    loss = evaluate_reduction(family(), d, mom, 2, 0)[0]
     return {"prop1.bound": eps - loss}
 
 
@@ -212,12 +254,12 @@ def _thm2(d, eps, constants, moments: Moments, family: Callable, prefix: str,
         raise ArithmeticError("phase2_gap and eta2 disagree: the schedule changed in one place")
     mom = moments(d, gap)
     fam = family()
-    g = [_evaluate(fam, d, mom, bs, bj) for bs, bj in ((0, 0), (1, 0), (0, 1))]
+    g = [evaluate_reduction(fam, d, mom, bs, bj) for bs, bj in ((0, 0), (1, 0), (0, 1))]
     c = (-g[0][3], -g[0][4])  # keys: loss, alpha_s, alpha_j, beta_s, beta_j
     A = ((g[1][3] + c[0], g[2][3] + c[0]), (g[1][4] + c[1], g[2][4] + c[1]))
     det = A[0][0] * A[1][1] - A[0][1] * A[1][0]
     star = ((A[1][1] * c[0] - A[0][1] * c[1]) / det, (A[0][0] * c[1] - A[1][0] * c[0]) / det)
-    loss_star = _evaluate(fam, d, mom, *star)[0]
+    loss_star = evaluate_reduction(fam, d, mom, *star)[0]
     e = (b1s - star[0], b1j - star[1])
     lam, root, decay = phase3_decay(A, e, d, T_low)
     rho = 1 - lam[0]  # eta3 = 1; = max|1 - lambda| when lambda_min + lambda_max <= 2
@@ -227,7 +269,7 @@ def _thm2(d, eps, constants, moments: Moments, family: Callable, prefix: str,
     conditions += [root, lam[0], 2 - lam[1], (1 - lam[0]) ** 2, (1 - lam[1]) ** 2, 2 - trace,
                    det]
     # L* <= L(alpha', 2 e_s) (beta* minimises the convex quadratic): free of L*'s cancellation
-    loss_two = _evaluate(fam, d, mom, 2, 0)[0]
+    loss_two = evaluate_reduction(fam, d, mom, 2, 0)[0]
     final = eps - (loss_two + decay[0] + decay[1])
     if prefix == "cor1":
         return {"cor1.population": final}
@@ -250,23 +292,38 @@ def _centre(x):
     return x.c if isinstance(x, Dual) and x.c is not None else value(x)
 
 
-def phase3_decay(A: tuple, e: tuple, d, T_low) -> tuple:
+def discriminant(A: tuple, d, metric: bool = False):
+    """((a11 - a22)/2)^2 + a12 a21, whose square root separates A's eigenvalues; ``metric``:
+    ``a12 a21`` written ``a12^2/(d - 1)`` (the same number, as ``a21 = a12/(d - 1)``: ``W A = H``
+    is symmetric), so the enclosure is never below 0 but by rounding."""
+    cross = A[0][1] ** 2 / (d - 1) if metric else A[0][1] * A[1][0]
+    return ((A[0][0] - A[1][1]) / 2) ** 2 + cross
+
+
+def phase3_decay(A: tuple, e: tuple, d, T_low, metric: bool = False) -> tuple:
     """(eigenvalues (lambda_1 <= lambda_2), sqrt(disc), [c_i (1 - lambda_i)^(2 T_low)]) with
     ``L(T) - L* = sum_i c_i (1 - lambda_i)^(2T)`` (eta3 = 1): ``c_i = 1/2 lambda_i |P_i e|_W^2``,
     ``P_i = (A - lambda_j)/(lambda_i - lambda_j)``, ``W = diag(1, d - 1)``
-    (proofs/monotonicity.md, per eigen-direction).  Real eigenvalues: A is W-self-adjoint."""
+    (proofs/monotonicity.md, per eigen-direction).  Real eigenvalues: A is W-self-adjoint.
+    ``metric``: see :func:`discriminant`."""
+    lam, root, weights = phase3_weights(A, e, d, metric)
+    decay = [w * (T_low * ((1 - l) ** 2).log()).exp() for w, l in zip(weights, lam)]
+    return lam, root, decay
+
+
+def phase3_weights(A: tuple, e: tuple, d, metric: bool = False) -> tuple:
+    """(eigenvalues, sqrt(disc), [c_1, c_2]) of :func:`phase3_decay`."""
     trace = A[0][0] + A[1][1]
-    root = (((A[0][0] - A[1][1]) / 2) ** 2 + A[0][1] * A[1][0]).sqrt()
+    root = discriminant(A, d, metric).sqrt()
     lam = (trace / 2 - root, trace / 2 + root)
-    decay = []
+    weights = []
     for i in range(2):
         lj = lam[1 - i]
         gap_ij = 2 * root if i else -2 * root
         pe = (((A[0][0] - lj) * e[0] + A[0][1] * e[1]) / gap_ij,
               (A[1][0] * e[0] + (A[1][1] - lj) * e[1]) / gap_ij)
-        weight = lam[i] * (pe[0] ** 2 + (d - 1) * pe[1] ** 2) / 2
-        decay.append(weight * (T_low * ((1 - lam[i]) ** 2).log()).exp())
-    return lam, root, decay
+        weights.append(lam[i] * (pe[0] ** 2 + (d - 1) * pe[1] ** 2) / 2)
+    return lam, root, weights
 
 
 def phases(d, scale) -> list:
@@ -281,6 +338,14 @@ def phases(d, scale) -> list:
         eta1 = schedules.eta1(x, scale, lambda y: y.sqrt())
         return [*arb_phases()(x, eta1), *arb_gap_rate()(x, eta1)]
 
+    return in_d_cells(d, at)
+
+
+def in_d_cells(d, at: Callable) -> list:
+    """``at(d)`` (a list of functions of d alone) as centred duals over the box of ``d`` (a dual
+    whose gradient is in its first variable, ln d): the d-range is cut into cells at most
+    PHASE_CELL_WIDTH wide in ln d, each its own centred box, and each value and ln-d derivative
+    is the union over the cells (the other partials are 0).  A point (no centre): ``at(d)``."""
     if not isinstance(d, Dual) or d.c is None:
         return at(d)
     lo, hi = d.v.lower().log(), d.v.upper().log()  # the cut d-range, in u = ln d
@@ -299,7 +364,7 @@ def phases(d, scale) -> list:
         g = parts[0][k].g[0]
         for part in parts[1:]:
             v, g = v.union(part[k].v), g.union(part[k].g[0])
-        out.append(Dual(v, (g, 0 * g), centre[k], d.dx))
+        out.append(Dual(v, (g, *(0 * g for _ in d.g[1:])), centre[k], d.dx))
     return out
 
 

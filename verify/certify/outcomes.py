@@ -1,90 +1,234 @@
-"""Certified checks for the registry: a box of (d, eps) per profile, judged by branch and bound.
+"""Certified checks for the registry: a box per profile, judged by branch and bound.
 
-Imported lazily by the results modules (python-flint is an optional extra): without it the
-outcome is undecided with one line saying so, never a pass.
+Proposition 1 over (d, eps); Theorem 2 and Corollary 1 over (d, eps, u = eta1/sqrt(d),
+v = eta2_min/eta2), every step size their hypotheses allow (groups ``thm2-4d``, ``cor1-4d``,
+proofs/hypothesis-range.md).  Imported lazily by the results modules (python-flint is an
+optional extra): without it the outcome is undecided with one line saying so, never a pass.
 """
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from pathlib import Path
 from typing import Mapping
 
 from ..checks import Case, Evidence, Outcome, Profile
+from . import statements
 
-# Each profile's boxes (d from, d to, eps from, eps to, boxes judged), one case each: the budget
-# is a number of judged boxes, not seconds, so the verdict is the same on any machine.  Quick
-# boxes take seconds in CI.  From the default profile on, every claim gets the issue's whole box:
-# Proposition 1 (d from 2: 451 leaves, about 900 boxes judged, about 70 s), Theorem 2 (d from 3:
-# 1,256 leaves, deepest split 19, about 2,500 boxes judged, 542 s on a loaded machine) and
-# Corollary 1 (d from 3: 475 leaves, 162 s); certificates/*-whole-box.json hold the leaves.
-WHOLE = (3, 1e9, 1e-6, 0.99, 6000)
+# Each profile's boxes (d from, d to, eps from, eps to, boxes judged), one case each; the 4-D
+# groups take the whole square of (u, v) with every box.  The budget is a number of judged
+# boxes, not seconds, so the verdict is the same on any machine.  Quick boxes take seconds in CI.
+# From the default profile on, every claim gets the whole box: Proposition 1 (d from 2: 451
+# leaves, about 900 boxes judged, about 70 s); Theorem 2 and Corollary 1 over the four axes,
+# started from certificates/{thm2,cor1}-4d-whole-range.json (1,854 and 1,367 leaves: 178 and
+# 120 CPU-s from the certificate, 323 and 212 from the root) and the eps tails (20 and 14
+# leaves, about 10 CPU-s each): proofs/hypothesis-range.md, section 8.
+WHOLE = (3, 1e9, 1e-6, 0.99, 60000)
+# Theorem 2 for every eps in (0, 1e-6] as well (the stretch: group thm2-4d-tail, axes
+# (ln d, tau = 1/(1 - ln eps), u, v); eps from 0 is the limit eps -> 0)
+TAIL = (3, 1e9, 0, 1e-6, 60000, "thm2-4d-tail")
+TAIL_COR1 = (3, 1e9, 0, 1e-6, 60000, "cor1-4d-tail")
 BOXES = {
     "prop1": {Profile.QUICK: ((10, 11, 0.1, 0.12, 200),),
               Profile.DEFAULT: ((2, 1e9, 1e-6, 0.99, 2000),),
               Profile.FULL: ((2, 1e9, 1e-6, 0.99, 2000),)},
-    "thm2": {Profile.QUICK: ((10, 10.05, 0.1, 0.1005, 200),),
-             Profile.DEFAULT: (WHOLE,), Profile.FULL: (WHOLE,)},
-    "cor1": {Profile.QUICK: ((10, 11, 0.1, 0.12, 200),),
-             Profile.DEFAULT: (WHOLE,), Profile.FULL: (WHOLE,)},
+    "thm2-4d": {Profile.QUICK: ((10, 10.05, 0.1, 0.1005, 200), (10, 11, 0, 1e-6, 200, TAIL[-1])),
+                Profile.DEFAULT: (WHOLE, TAIL), Profile.FULL: (WHOLE, TAIL)},
+    "cor1-4d": {Profile.QUICK: ((10, 11, 0.1, 0.12, 200), (10, 11, 0, 1e-6, 200, TAIL_COR1[-1])),
+                Profile.DEFAULT: (WHOLE, TAIL_COR1), Profile.FULL: (WHOLE, TAIL_COR1)},
 }
 BITS = 96
-MAX_DEPTH = 30
-# a checkout's certificates (certificates/*.json): a run whose box, constants and code match one
-# starts from its leaves instead of the root, which judges about half the boxes for the same
-# outcome (verify.certify.certificate.seed); without them (an installed package) the run starts
-# from the root
+MAX_DEPTH = {"prop1": 30, "thm2": 30, "cor1": 30, "thm2-4d": 40, "cor1-4d": 40,
+             "thm2-4d-tail": 40, "cor1-4d-tail": 40}
+# a checkout's certificates (certificates/*.json): a run whose box, constants, precision and
+# method match one starts from its leaves instead of the root, which judges about half the
+# boxes for the same outcome (verify.certify.certificate.seed); without them (an installed
+# package) the run starts from the root
 CERTIFICATES = Path(__file__).resolve().parent.parent.parent / "certificates"
+WORST_CASE = "every alpha with alpha_s - max_j alpha_j >= ln(4d/eps^2)"
+
+
+def check_of(group: str) -> str | None:
+    """The registered check whose default boxes a certificate of ``group`` covers (its id), or
+    None (the two-dimensional thm2 and cor1 boxes are faces of the four-dimensional ones, not
+    registered any more)."""
+    for key, profiles in BOXES.items():
+        for box in profiles[Profile.DEFAULT]:
+            if (box[5] if len(box) > 5 else key) == group:
+                return f"{key.split('-')[0]}.certified_box"
+    return None
+
+
+def registered_box(group: str) -> tuple | None:
+    """(d_lo, d_hi, eps_lo, eps_hi) of the default profile's check of ``group`` (None: none):
+    the claim a certificate of the group is compared with by `verify recheck` (the 4-D groups
+    take the whole square of (u, v))."""
+    boxes = BOXES.get(group, {}).get(Profile.DEFAULT)
+    return tuple(boxes[0][:4]) if boxes else None
+
+
+def registered_root(group: str, constants) -> tuple | None:
+    """The root box of the default profile's case of ``group`` (the 4-D groups' whole (u, v)
+    square included; None: no registered case)."""
+    for key, profiles in BOXES.items():
+        for box in profiles[Profile.DEFAULT]:
+            if (box[5] if len(box) > 5 else key) == group:
+                return _root(group, _case(*box[:5], group=group).params, constants)
+    return None
+
+
+def binding(data: dict, file_constants) -> tuple[str, list[str], list[str]]:
+    """(claim, notes, mismatches) of a certificate the independent checker cannot read (the
+    four-dimensional groups): its statement, and how its root and constants differ from the
+    registered case and the constants file."""
+    group = data.get("group")
+    constants = {k: Fraction(v) for k, v in data.get("constants", {}).items()}
+    root = tuple(float.fromhex(x) for x in data.get("root", []))
+    claim = f"{group}: " + (data.get("claim") or statements.statement(group, root, constants))
+    differ = sorted(k for k, v in constants.items() if file_constants.get(k) != v)
+    used = statements.READS.get(group, ())
+    mismatches = [f"constant {k} = {constants[k]} is not the constants file's "
+                  f"{file_constants.get(k, 'absent')}" for k in differ if k in used]
+    notes = [f"constant {k} differs from the file but the claim does not read it"
+             for k in differ if k not in used]
+    want = registered_root(group, file_constants)
+    if want is None:
+        mismatches.append(f"no registered check has a box for group {group!r}")
+    elif len(root) != len(want) or not all(root[2 * i] <= want[2 * i] and root[2 * i + 1] >= want[2 * i + 1]
+                                           for i in range(len(want) // 2)):
+        mismatches.append(f"the root does not cover the registered box "
+                          f"{statements.describe(group, want)}")
+    return claim, notes, mismatches
 
 
 def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case]:
-    """One case per box of the profile (options ``d``/``eps`` replace them by one box: their
-    range, with the first box's budget)."""
+    """One case per box of the profile (options ``d``/``eps`` replace them by one box of the
+    group: their range, with the first box's budget)."""
     boxes = BOXES[group][profile]
     if options.get("d") or options.get("eps"):
-        d_lo, d_hi, e_lo, e_hi, budget = boxes[0]
+        d_lo, d_hi, e_lo, e_hi, budget = boxes[0][:5]
         if options.get("d"):
             d_lo, d_hi = min(options["d"]), max(options["d"])
         if options.get("eps"):
             e_lo, e_hi = min(options["eps"]), max(options["eps"])
         boxes = ((d_lo, d_hi, e_lo, e_hi, budget),)
-    return [_case(*box) for box in boxes]
+    return [_case(*box[:5], group=box[5] if len(box) > 5 else group) for box in boxes]
 
 
-def _case(d_lo: float, d_hi: float, e_lo: float, e_hi: float, budget: int) -> Case:
+def _case(d_lo: float, d_hi: float, e_lo: float, e_hi: float, budget: int,
+          group: str = "prop1") -> Case:
     if d_lo == d_hi:
         d_hi = d_lo * (1 + 1e-9)
     if e_lo == e_hi:
         e_hi = e_lo * (1 + 1e-9)
-    label = f"d in [{d_lo:g}, {d_hi:g}], eps in [{e_lo:g}, {e_hi:g}]"
+    eps = f"eps in (0, {e_hi:g}]" if e_lo == 0 else f"eps in [{e_lo:g}, {e_hi:g}]"
+    label = f"d in [{d_lo:g}, {d_hi:g}], {eps}"
+    if len(statements.axes(group)) == 4:
+        label += ", every eta1 <= sqrt(d), eta2 >= eta2_min"
     return Case(label, {"d_lo": d_lo, "d_hi": d_hi, "eps_lo": e_lo, "eps_hi": e_hi,
-                        "boxes": budget})
+                        "boxes": budget, "group": group})
+
+
+def _root(group: str, p: Mapping, constants) -> tuple:
+    from .boxes import hypothesis_box, log_box
+
+    if statements.axes(group)[1] == "tau":
+        from .eps_tail import tail_box
+
+        return tail_box(p["d_lo"], p["d_hi"], p["eps_hi"],
+                        u=(0.0, float(constants["thm2.eta1_scale"])))
+    if len(statements.axes(group)) == 4:
+        u_max = float(constants["thm2.eta1_scale"])
+        return hypothesis_box(p["d_lo"], p["d_hi"], p["eps_lo"], p["eps_hi"], u=(0.0, u_max))
+    return log_box(p["d_lo"], p["d_hi"], p["eps_lo"], p["eps_hi"])
+
+
+def range_values(group: str, p: Mapping, root: tuple) -> dict:
+    """The certified range as numbers for ``Outcome.values``: d_lo .. v_hi (the case's box,
+    which the root covers: its float ends are rounded outward; u and v from 0: the limits
+    eta1 -> 0 and eta2 -> inf, the hypotheses' open ends) and the step counts."""
+    out = {key: float(p[key]) for key in ("d_lo", "d_hi", "eps_lo", "eps_hi")}
+    if len(root) == 8:
+        out.update(u_lo=root[4], u_hi=root[5], v_lo=root[6], v_hi=root[7])
+    if group.startswith(("thm2", "cor1")):
+        out["eta3"] = 1.0
+        out["T"] = ("every integer T >= ceil(T_factor d ln(16d/eps))" if group.startswith("thm2")
+                    else "every integer T >= ceil(72/eps)")
+    return out
 
 
 def judge_certified(group: str, case: Case, constants) -> Outcome:
     """Branch and bound over the case's box: passed when every leaf is certified, failed when a
-    leaf is a counterexample region, else undecided.  Margin: the smallest certified margin."""
+    leaf is a counterexample region, else undecided.  Margin: the smallest certified margin.
+    Proposition 1 also proves, symbolically for every d, that the symmetric attention at the
+    exact gap is the worst case (:func:`verify.engine.symbolic.background_worst_case`)."""
     try:
         from ..engine.certified import require_flint
 
         require_flint()
     except ValueError as exc:
         return Outcome(case.label, None, None, Evidence.CERTIFIED, str(exc))
-    from .boxes import branch_and_bound, log_box
+    from .boxes import branch_and_bound
     from .certificate import seed_from
 
-    p = case.params
-    root = log_box(p["d_lo"], p["d_hi"], p["eps_lo"], p["eps_hi"])
-    start = seed_from(CERTIFICATES, group, root, constants, BITS, "centred", MAX_DEPTH,
-                      p["boxes"]) if CERTIFICATES.is_dir() else None
-    run = branch_and_bound(group, root, constants, BITS, MAX_DEPTH, max_boxes=p["boxes"],
-                           start=start)
+    group = case.params.get("group", group)
+    root = _root(group, case.params, constants)
+    depth = MAX_DEPTH[group]
+    seeded = seed_from(CERTIFICATES, group, root, constants, BITS, "centred", depth,
+                       case.params["boxes"]) if CERTIFICATES.is_dir() else None
+    run = branch_and_bound(group, root, constants, BITS, depth, max_boxes=case.params["boxes"],
+                           start=seeded.start if seeded else None)
     small = run.smallest_margin()
-    margin = small[0] if small and run.status is not False else None
+    status, margin = run.status, (small[0] if small and run.status is not False else None)
     if run.status is False:
-        bad = min((lo for leaf in run.leaves if leaf.status == "failing"
-                   for lo, _ in leaf.margins.values()), default=-math.inf)
-        margin = bad
-    return Outcome(case.label, run.status, margin, Evidence.CERTIFIED,
-                   ("COUNTEREXAMPLE region: " if run.status is False else "")
-                   + run.summary(timed=False), margin_kind="difference",
-                   values={"leaves": len(run.leaves), "deepest": run.deepest})
+        margin = min((lo for leaf in run.leaves if leaf.status == "failing"
+                      for lo, _ in leaf.margins.values()), default=-math.inf)
+    statement = statements.statement(group, root, constants)
+    if group == "prop1":
+        status, statement = _worst_case(status, statement)
+    note = f"; {seeded.note}" if seeded and "fingerprint differs" in seeded.note else ""
+    if status is True:  # passes only when the independent checker agrees (proofs/checker.md)
+        status, checked = independently(run, constants)
+        note += checked
+    head = {True: "certified", False: "COUNTEREXAMPLE region", None: "not all certified"}[run.status]
+    return Outcome(case.label, status, margin, Evidence.CERTIFIED,
+                   f"{head}: {statement}; {run.tally()}{note}",
+                   margin_kind="difference",
+                   values={"leaves": len(run.leaves), "deepest": run.deepest,
+                           **range_values(group, case.params, root)})
+
+
+def _worst_case(status: bool | None, statement: str) -> tuple[bool | None, str]:
+    """Proposition 1's box certifies the symmetric attention at the exact gap; with the
+    worst-case steps proved (every d) it covers every alpha with that gap or more."""
+    from ..engine.symbolic import background_worst_case
+
+    steps = background_worst_case()
+    if all(ok for _, ok in steps):
+        return status, statement.replace(
+            "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps",
+            f"L_s(alpha, 2 e_s) <= eps for {WORST_CASE} (the symmetric alpha at the exact gap is "
+            "the worst case: SymPy, every d)")
+    missing = "; ".join(text for text, ok in steps if not ok)
+    return (None if status else status), f"{statement}; worst case NOT proved ({missing})"
+
+
+def independently(run, constants) -> tuple[bool, str]:
+    """(verdict, what to add to the detail): the run's certificate judged by the independent
+    checker (verify.checker), which shares no code with the engine that found it.  A group the
+    checker has no margins for (the four-dimensional ones, for now) keeps the engine's verdict
+    and says so."""
+    from ..checker import recheck as checker
+    from ..checker.claims import GROUPS
+    from .certificate import certificate
+
+    if run.group not in GROUPS:
+        return True, (f"; not checked independently: verify/checker has no margins for "
+                      f"{run.group} yet (every leaf judged by this engine)")
+    values = getattr(constants, "untracked", lambda: constants)()  # the run has read its own
+    verdict = checker.check(checker.read(certificate(run, values)))
+    if verdict.ok:
+        return True, (f"; checked independently (verify/checker, every leaf: {verdict.boxes} "
+                      f"boxes judged, {verdict.split_leaves} leaves split further, the stored "
+                      "enclosures agree at centres and corners)")
+    return False, "; the independent checker REJECTS it: " + verdict.problems[0]

@@ -28,7 +28,7 @@ from typing import Any, Callable
 import mpmath
 
 from .quadrature import integrate
-from .symbolic import Family
+from .generated import Family
 
 GUARD_DIGITS = 10
 MERGE_RATIO = 8  # break points closer than this factor are one scale
@@ -128,12 +128,23 @@ class MomentSetup:
 
 def moment_setup(d, gap, family: Family, order: int, be: Backend = MPMATH) -> MomentSetup:
     """Constants of the moment integrals; ``d`` and ``gap`` may be numbers of ``be`` (balls)."""
-    dd, gap = be.number(d), be.number(gap)
-    p = 1 / (dd - 1)
-    q = 1 - p
+    gap = be.number(gap)
     one = be.number(1)
     c_target, c_back = (be.exp(gap), one) if family == "mu" else (one, be.exp(-gap))
+    return weighted_setup(d, c_target, c_back, family, order, be)
+
+
+def weighted_setup(d, c_target, c_back, family: Family, order: int, be: Backend = MPMATH,
+                   scaled: bool = False) -> MomentSetup:
+    """:func:`moment_setup` from the attention weights themselves (``nu``: ``c_back = e^-gap``,
+    which may be 0: the limit gap -> inf).  ``scaled``: the r-th integral without the factor
+    ``lead^r``, i.e. ``mu_r / a^r`` or ``nu_r / b^r`` (finite and positive as ``b -> 0``)."""
+    dd = be.number(d)
+    p = 1 / (dd - 1)
+    q = 1 - p
     lead = c_target if family == "mu" else c_back
+    if scaled:
+        lead = be.number(1)
     coeff = tuple(tuple(stirling2(r, j) * lead**r / factorial(r - 1) for j in range(r + 1))
                   for r in range(1, order + 1))
     gj = tuple(factorial(j) * p * q ** (j - 1) if j else 0 * p for j in range(order + 1))

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 from scipy.stats import beta as scipy_beta
@@ -68,7 +69,11 @@ __all__ = [
     "clopper_pearson",
     "power_to_reject",
     "power_to_confirm",
+    "largest_rejecting",
+    "smallest_confirming",
+    "decides_both_ways",
     "repetitions_for_power",
+    "widest_alternative",
 ]
 
 BLOCK = 256  # words per draw call; the prefix property holds at any N
@@ -367,37 +372,65 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
-def _upper_ends(n: int, level: float) -> np.ndarray:
-    """The CP upper end for k = 0..n (vectorised; the same quantile binomtest inverts)."""
-    k = np.arange(n + 1)
-    with np.errstate(invalid="ignore"):
-        up = scipy_beta.ppf(1 - (1 - level) / 2, k + 1, np.maximum(n - k, 1))
-    return np.where(k == n, 1.0, up)
+def _upper_end(k: int, n: int, level: float) -> float:
+    """The CP upper end for k of n (the quantile ``binomtest`` inverts; 1 at k = n)."""
+    return 1.0 if k >= n else float(scipy_beta.ppf(1 - (1 - level) / 2, k + 1, n - k))
 
 
-def _lower_ends(n: int, level: float) -> np.ndarray:
-    """The CP lower end for k = 0..n (vectorised, as :func:`_upper_ends`)."""
-    k = np.arange(n + 1)
-    with np.errstate(invalid="ignore"):
-        lo = scipy_beta.ppf((1 - level) / 2, np.maximum(k, 1), n - k + 1)
-    return np.where(k == 0, 0.0, lo)
+def _lower_end(k: int, n: int, level: float) -> float:
+    """The CP lower end for k of n (0 at k = 0)."""
+    return 0.0 if k <= 0 else float(scipy_beta.ppf((1 - level) / 2, k, n - k + 1))
+
+
+def largest_rejecting(goal: float, n: int, level: float = 0.95) -> int:
+    """The largest k whose CP upper end is < goal (-1 when none): the counts at which the test
+    rejects "P >= goal".  The upper end increases in k, so bisection finds the boundary."""
+    lo, hi = -1, n  # upper(lo) < goal by convention; upper(n) = 1 >= goal
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _upper_end(mid, n, level) < goal:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def smallest_confirming(line: float, n: int, level: float = 0.95) -> int:
+    """The smallest k whose CP lower end is >= line (n + 1 when none: even n of n stays below)."""
+    lo, hi = -1, n + 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _lower_end(mid, n, level) >= line:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def power_to_reject(goal: float, alternative: float, n: int, level: float = 0.95) -> float:
     """P(CP upper end < goal) for n trials with true probability ``alternative``: the chance that
     the test "FAIL when the upper end is below the goal" detects a shortfall of that size."""
-    rejecting = np.nonzero(_upper_ends(n, level) < goal)[0]
-    return 0.0 if rejecting.size == 0 else float(binom.cdf(rejecting[-1], n, alternative))
+    k = largest_rejecting(goal, n, level)
+    return 0.0 if k < 0 else float(binom.cdf(k, n, alternative))
 
 
 def power_to_confirm(line: float, truth: float, n: int, level: float = 0.95) -> float:
     """P(CP lower end >= line) for n trials with true probability ``truth``: the chance that the
     test "PASS when the lower end reaches the line" confirms a claim that holds with P = truth
     (0 when even n successes of n stay below the line)."""
-    confirming = np.nonzero(_lower_ends(n, level) >= line)[0]
-    return 0.0 if confirming.size == 0 else float(binom.sf(confirming[0] - 1, n, truth))
+    k = smallest_confirming(line, n, level)
+    return 0.0 if k > n else float(binom.sf(k - 1, n, truth))
 
 
+def decides_both_ways(goal: float, alternative: float, n: int, power: float = 0.9,
+                      level: float = 0.95) -> bool:
+    """Whether n trials reject "P >= goal" at P = alternative and reach the line ``alternative``
+    at P = goal, each with probability >= power."""
+    return (power_to_reject(goal, alternative, n, level) >= power
+            and power_to_confirm(alternative, goal, n, level) >= power)
+
+
+@lru_cache(maxsize=None)
 def repetitions_for_power(goal: float, alternative: float, power: float = 0.9,
                           level: float = 0.95, step: int = 10, cap: int = 4000) -> int:
     """The smallest multiple of ``step`` (at least ``step``, at most ``cap``) at which the exact
@@ -405,9 +438,30 @@ def repetitions_for_power(goal: float, alternative: float, power: float = 0.9,
     is ``alternative`` (:func:`power_to_reject`) and its lower end reaches ``alternative`` when
     the truth is ``goal`` (:func:`power_to_confirm`); ``cap`` when none is (the caller reports
     the powers it reaches).  Power to reject alone is not enough: near goal = 1 it is reached at
-    an n where even n successes of n cannot pass."""
-    for n in range(step, cap + 1, step):
-        if (power_to_reject(goal, alternative, n, level) >= power
-                and power_to_confirm(alternative, goal, n, level) >= power):
+    an n where even n successes of n cannot pass.  The scan starts where n of n can first pass
+    (``level``'s tail^(1/n) >= alternative): no smaller n confirms anything."""
+    tail = (1 - level) / 2
+    first = step
+    if 0 < alternative < 1:
+        first = max(step, step * math.ceil(math.log(tail) / math.log(alternative) / step))
+    for n in range(first, cap + 1, step):
+        if decides_both_ways(goal, alternative, n, power, level):
             return n
     return cap
+
+
+def widest_alternative(goal: float, n: int, lowest: float, power: float = 0.9,
+                       level: float = 0.95) -> float | None:
+    """The largest alternative in [lowest, goal) at which n trials decide both ways with
+    probability >= power (:func:`decides_both_ways`; both powers grow as the alternative moves
+    away from the goal), to 2^-40; None when even ``lowest`` is too close for n."""
+    if not decides_both_ways(goal, lowest, n, power, level):
+        return None
+    lo, hi = lowest, goal
+    while hi - lo > 2.0 ** -40:
+        mid = (lo + hi) / 2
+        if decides_both_ways(goal, mid, n, power, level):
+            lo = mid
+        else:
+            hi = mid
+    return lo

@@ -22,14 +22,16 @@ the Phase-1 and Phase-2 gradients of Theorem 2 as exact functions of ``d`` and `
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Literal
+from typing import Callable
 
 import sympy as sp
 
-Family = Literal["mu", "nu"]
-GRAD_KEYS = ("alpha_s", "alpha_j", "beta_s", "beta_j")
+from . import generated
+from .generated import GRAD_KEYS, Family  # noqa: F401  (re-exported: the reduction's vocabulary)
+
 MAX_ORDER = 4
 
 d, eta1 = sp.symbols("d eta1", positive=True)
@@ -209,45 +211,60 @@ def three_phase_closed_forms() -> dict[str, sp.Expr]:
     }
 
 
-def lambdify_generic(args: tuple, exprs: list, namespace: dict | None = None) -> Callable[..., list]:
-    """``exprs`` as one Python function of ``args`` on any number type.
-
-    SymPy's mpmath printer writes rationals as ``mpf(p)/mpf(q)`` and integers as Python ints, so
-    with ``namespace`` supplying ``mpf`` (the number constructor), ``log`` and ``polylog`` the same
-    code runs on mpmath (default), Arb balls or anything else with + - * / and integer powers;
-    every coefficient stays exact."""
-    return sp.lambdify(args, exprs, modules=[dict(namespace or {}), "mpmath"])
-
-
 def lambdify_reduction(family: Family, namespace: dict | None = None) -> Callable[..., tuple]:
     """Numeric form of :func:`reduce_symmetric`: ``fn(d, beta_s, beta_j, M1..M4)`` returns
     ``(loss, dL/dalpha_s, dL/dalpha_j, dL/dbeta_s, dL/dbeta_j)`` (mpmath arithmetic, or the number
-    type of ``namespace``: see :func:`lambdify_generic`)."""
-    red = reduce_symmetric(family)
-    exprs = [red.loss, *(red.grad[key] for key in GRAD_KEYS)]
-    raw = lambdify_generic((d, beta_j, e0, D, *M), exprs, namespace)
-    anchor = "beta_j" if family == "mu" else "beta_s"
+    type of ``namespace``: see :mod:`verify.engine.generated`), through the generated code's cache
+    (:mod:`verify.engine.generated`)."""
+    return generated.reduction(family, namespace)
 
-    def fn(dd, bs, bj, *moments):
-        residual = (bj if anchor == "beta_j" else bs) - 2
-        return raw(dd, bj, residual, bs - bj, *moments)
 
-    return fn
+def form_source(name: str) -> dict:
+    """The Python code SymPy prints for one closed form (``reduction-mu``, ``reduction-nu``:
+    ``fn(d, beta_j, e0, Delta, M1..M4)``; ``phases``, ``gap-rate``: ``fn(d, eta1)`` with Li_2
+    as ``dilog_q(d)``), with the highest moment order it uses: what
+    :mod:`verify.engine.generated` caches."""
+    if name.startswith("reduction-"):
+        red = reduce_symmetric(name.split("-", 1)[1])
+        args, exprs, meta = (d, beta_j, e0, D, *M), [red.loss, *(red.grad[key] for key in GRAD_KEYS)], red.order
+    elif name == "phases":
+        forms = three_phase_closed_forms()
+        args, exprs, meta = (d, eta1), _in_dilog([forms[key] for key in PHASE_KEYS]), 0
+    elif name == "gap-rate":
+        args, exprs, meta = (d, eta1), _in_dilog([gap_rate_closed_form()]), 0
+    elif name == "gap-rate-parts":
+        r0, r1 = gap_rate_parts()
+        args, exprs, meta = (d, eta1), _in_dilog([r0, sp.sqrt(d) * r1]), 0
+    elif name == "phase1-rates":
+        args, exprs, meta = (d, eta1), _in_dilog(phase1_rates()), 0
+    else:
+        raise ValueError(f"unknown closed form {name!r}")
+    # SymPy's mpmath printer writes rationals as mpf(p)/mpf(q) and integers as Python ints, so
+    # with a namespace supplying mpf (the number constructor), log and dilog_q the same code runs
+    # on mpmath, Arb balls or anything with + - * / and integer powers; every coefficient exact
+    fn = sp.lambdify(args, exprs, modules=["mpmath"])
+    return {"code": inspect.getsource(fn), "order": meta}
 
 
 PHASE_KEYS = ("beta1_s", "beta1_j", "grad2_alpha_s", "grad2_alpha_j")
 DILOG_Q = sp.Function("dilog_q")  # Li_2((d - 2)/(d - 1)) as one function of d
 
 
-def _lambdify_in_d(exprs: list, namespace: dict | None) -> Callable[..., list]:
-    """``exprs`` (functions of d and eta1) as ``fn(d, eta1)``, with Li_2((d - 2)/(d - 1)) as one
-    function ``dilog_q(d)``, increasing in d, so a number type of ranges can enclose it from the
-    ends of d's range: the ratio's own interval over a range of large d reaches past 1, where
-    Li_2 is complex.  ``namespace`` may give ``dilog_q``; by default it is its
-    ``polylog(2, (d - 2)/(d - 1))``."""
+def _in_dilog(exprs: list) -> list:
+    """``exprs`` with Li_2((d - 2)/(d - 1)) written as one function ``dilog_q(d)``, increasing in
+    d, so a number type of ranges can enclose it from the ends of d's range: the ratio's own
+    interval over a range of large d reaches past 1, where Li_2 is complex."""
     li2 = sp.polylog(2, (d - 2) / (d - 1))
     exprs = [e.subs(li2, DILOG_Q(d)) for e in exprs]
-    assert not any(e.has(sp.polylog) for e in exprs), "a Li_2 term the substitution missed"
+    if any(e.has(sp.polylog) for e in exprs):
+        raise ArithmeticError("a Li_2 term the substitution missed")
+    return exprs
+
+
+def _lambdify_in_d(name: str, namespace: dict | None) -> Callable[..., list]:
+    """The closed form ``name`` (a function of d and eta1, :func:`form_source`) as
+    ``fn(d, eta1)``; ``namespace`` may give ``dilog_q``, by default its
+    ``polylog(2, (d - 2)/(d - 1))``."""
     ns = dict(namespace or {})
     if "dilog_q" not in ns:
         polylog = ns.get("polylog")
@@ -255,15 +272,14 @@ def _lambdify_in_d(exprs: list, namespace: dict | None) -> Callable[..., list]:
             import mpmath
             polylog = mpmath.polylog
         ns["dilog_q"] = lambda x: polylog(2, (x - 2) / (x - 1))
-    return lambdify_generic((d, eta1), exprs, ns)
+    return generated.compile_form(name, ns)
 
 
 def lambdify_phases(namespace: dict | None = None) -> Callable[..., list]:
     """:func:`three_phase_closed_forms` as ``fn(d, eta1) -> [beta1_s, beta1_j, grad2_alpha_s,
     grad2_alpha_j]`` on the number type of ``namespace`` (needs ``log`` and ``polylog``;
     Li_2 enters through ``dilog_q``, see :func:`_lambdify_in_d`)."""
-    forms = three_phase_closed_forms()
-    return _lambdify_in_d([forms[key] for key in PHASE_KEYS], namespace)
+    return _lambdify_in_d("phases", namespace)
 
 
 @lru_cache(maxsize=None)
@@ -281,4 +297,78 @@ def gap_rate_closed_form() -> sp.Expr:
 
 def lambdify_gap_rate(namespace: dict | None = None) -> Callable[..., list]:
     """:func:`gap_rate_closed_form` as ``fn(d, eta1) -> [rate]`` (see :func:`_lambdify_in_d`)."""
-    return _lambdify_in_d([gap_rate_closed_form()], namespace)
+    return _lambdify_in_d("gap-rate", namespace)
+
+
+@lru_cache(maxsize=None)
+def gap_rate_parts() -> tuple[sp.Expr, sp.Expr]:
+    """``(r0, r1)`` with :func:`gap_rate_closed_form` ``= r0 + eta1 r1`` (it is linear in eta1:
+    the Phase-2 gradient is a quadratic in eta1 without constant term, and the rate divides it
+    by eta1).  At ``eta1 = u sqrt(d)`` the rate is ``r0 + u sqrt(d) r1``, finite at ``u = 0``
+    (proofs/hypothesis-range.md)."""
+    rate = gap_rate_closed_form()
+    r1 = sp.cancel(sp.diff(rate, eta1))
+    r0 = sp.cancel(rate.subs(eta1, 0))
+    if r1.has(eta1) or sp.cancel(rate - r0 - eta1 * r1) != 0:
+        raise AssertionError("the gap rate is not linear in eta1")
+    return sp.factor(r0), sp.factor(r1)
+
+
+def lambdify_gap_rate_parts(namespace: dict | None = None) -> Callable[..., list]:
+    """:func:`gap_rate_parts` as ``fn(d, eta1) -> [r0, sqrt(d) r1]`` (eta1 unused; see
+    :func:`_lambdify_in_d`; needs ``sqrt`` in the namespace for balls)."""
+    return _lambdify_in_d("gap-rate-parts", namespace)
+
+
+def lambdify_phase1_rates(namespace: dict | None = None) -> Callable[..., list]:
+    """Phase 1 per unit step, ``fn(d, eta1) -> [beta'_s/eta1, beta'_j/eta1]`` (eta1 unused:
+    beta' = -eta1 grad_beta L(0, 0) is linear in eta1)."""
+    return _lambdify_in_d("phase1-rates", namespace)
+
+
+def phase1_rates() -> list[sp.Expr]:
+    """[beta'_s/eta1, beta'_j/eta1]: Phase 1 divided by its step (a function of d alone)."""
+    forms = three_phase_closed_forms()
+    rates = [sp.cancel(forms[key] / eta1) for key in ("beta1_s", "beta1_j")]
+    if any(r.has(eta1) for r in rates):
+        raise AssertionError("Phase 1 is not linear in eta1")
+    return rates
+
+
+def background_worst_case(beta_s_value=2, beta_j_value=0) -> list[tuple[str, bool]]:
+    """Why the background-symmetric attention at the exact gap is the worst case of
+    Proposition 1 (proofs/prop1.md, step 9), for every d: the steps and SymPy's verdict on each.
+
+    On a word with k >= 1 target symbols and background counts C_j, gamma_s = k/(k + X) with
+    X = sum_j C_j e^(alpha_j - alpha_s) (model (1)); X increases in every background logit, and
+    alpha_s - max_j alpha_j >= g gives X <= n e^-g (n = sum_j C_j), with equality at the
+    symmetric point alpha_j = alpha_s - g.  So the steps: the per-word loss at
+    beta = (beta_s, beta_j) (default 2 e_s) is, on positive words, a function of h = 1 - gamma_s
+    that does not decrease in h on [0, 1], and on negative words does not depend on alpha;
+    h = X/(k + X) increases in X; X increases in each alpha_j.  Then L_s(alpha, beta) <=
+    L_s(g e_s, beta) for every such alpha, whatever d is."""
+    X, b, h = sp.symbols("X b h", nonnegative=True)
+    kk = sp.Symbol("k", positive=True)
+    a = sp.Symbol("a", real=True)
+    fix = {beta_s: sp.sympify(beta_s_value), beta_j: sp.sympify(beta_j_value)}
+    positive = (sp.Rational(1, 2) * (model_output() - 1) ** 2).subs(fix)
+    in_h = sp.expand(positive.subs(k, kk).subs(n, kk * sp.exp(alpha_s - alpha_j) * h / (1 - h))
+                     .simplify())
+    slope = sp.diff(in_h, h)
+    on_unit = slope.subs(h, sp.Symbol("w", positive=True) / (1 + sp.Symbol("w", positive=True)))
+    negative = (sp.Rational(1, 2) * (model_output() + 1) ** 2).subs(fix).subs(k, 0)
+    share = X / (kk + X)
+    return [
+        ("positive words: the loss does not decrease in h = 1 - gamma_s on [0, 1]",
+         bool(sp.simplify(on_unit).is_nonnegative) or bool(sp.simplify(slope).is_nonnegative)),
+        ("negative words: the loss does not depend on the attention",
+         not negative.has(alpha_s, alpha_j)),
+        ("h = X/(k + X) increases in X >= 0",
+         bool(sp.simplify(sp.diff(share, X) - kk / (kk + X) ** 2) == 0)
+         and bool((kk / (kk + X) ** 2).is_positive)),
+        ("X increases in each background logit: d/da (C e^(a - alpha_s)) > 0",
+         bool(sp.diff(sp.exp(a - alpha_s), a).is_positive)),
+        ("at the symmetric point the bound X <= n e^-g is attained",
+         sp.simplify(gamma_s().subs(alpha_j, alpha_s + sp.log(b)) - kk / (kk + n * b)).subs(k, kk)
+         .simplify() == 0),
+    ]

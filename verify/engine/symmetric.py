@@ -1,6 +1,7 @@
 """Population loss and gradient at background-symmetric parameters (the four scalars of A.7).
 
-The expressions come from :mod:`verify.engine.symbolic` (SymPy, derived from the model) and the
+The expressions come from :mod:`verify.engine.symbolic` (SymPy, derived from the model; their code
+through the cache of :mod:`verify.engine.generated`) and the
 moments from :mod:`verify.engine.expectations`; nothing is typed twice.  The moment family is
 chosen so that no digits cancel: ``mu`` (moments of gamma) for a gap ``alpha_s - alpha_j <= 0``,
 ``nu`` (moments of 1 - gamma) for a positive gap, where gamma -> 1 on positive words and the loss
@@ -14,7 +15,7 @@ from functools import lru_cache
 import mpmath
 
 from .expectations import GUARD_DIGITS, symmetric_moments
-from .symbolic import GRAD_KEYS, Family, lambdify_reduction, reduce_symmetric
+from .generated import GRAD_KEYS, Family, order, reduction
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class Evaluation:
 
 @lru_cache(maxsize=None)
 def _numeric(family: Family):
-    return lambdify_reduction(family)
+    return reduction(family)
 
 
 def family_for(gap) -> Family:
@@ -84,8 +85,7 @@ class AttentionState:
 def attention_state(d: int, gap, dps: int = 30) -> AttentionState:
     """Moments at ``gap = alpha_s - alpha_j`` in the family that keeps every digit."""
     family = family_for(gap)
-    order = reduce_symmetric(family).order
-    mom = symmetric_moments(d, gap, family, order, dps)
+    mom = symmetric_moments(d, gap, family, order(family), dps)
     return AttentionState(d, gap, dps, family, mom.values, mom.errors)
 
 
@@ -94,13 +94,13 @@ def evaluate_at(state: AttentionState, beta_s, beta_j) -> Evaluation:
     coordinate, dL/dbeta_s, dL/dbeta_j for one background coordinate) at the state's attention
     and output weights (beta_s, beta_j)."""
     fn = _numeric(state.family)
-    order = len(state.moments)
+    used = len(state.moments)
     with mpmath.workdps(state.dps + GUARD_DIGITS):
         args = (mpmath.mpf(state.d), mpmath.mpf(beta_s), mpmath.mpf(beta_j))
-        padded = list(state.moments) + [mpmath.mpf(0)] * (4 - order)
+        padded = list(state.moments) + [mpmath.mpf(0)] * (4 - used)
         base = fn(*args, *padded)
         error = [mpmath.mpf(0)] * len(base)
-        for r in range(order):  # outputs are affine in each moment: propagate exactly
+        for r in range(used):  # outputs are affine in each moment: propagate exactly
             shifted = list(padded)
             shifted[r] += 1
             slope = fn(*args, *shifted)

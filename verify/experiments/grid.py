@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from ..checks import Evidence, Outcome
-from ..executors import Executor, Serial
-from ..journal import PACKAGE, Journal, Timing, run_key
+from ..run.executors import Executor, Serial
+from ..run.journal import PACKAGE, Journal, Timing, run_key
 from .run import TASKS, run_seed, settings
 
 RECORD_KEYS = ("train_loss", "test", "diverged")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Callable, Mapping, Sequence
 
-from ..executors import Executor
-from ..journal import Journal
+from ..run.executors import Executor
+from ..run.journal import Journal
 from . import protocol
 from .grid import Run, run_all
 from .plans import PLANS

@@ -11,7 +11,7 @@ import sympy as sp
 from ..checks import Case, Evidence, Outcome, Profile
 from ..engine.estimate import ErrorKind, Estimate
 from ..engine.precision import to_mpf
-from ..memo import judge as judge_once  # noqa: F401  (re-exported: a check reading another's outcome)
+from ..run.memo import judge as judge_once  # noqa: F401  (re-exported: a check reading another's outcome)
 
 
 def log_grid(lo: float, hi: float, n: int, integer: bool = False) -> list:
@@ -178,6 +178,10 @@ def lower_outcome(case: Case, value, lower, upper, bound, evidence: Evidence, de
 # ------------------------------------------------ certified values at a search's found point
 
 CERTIFIED_NOTE = "certified floor at the found point; the minimum over all points remains a search"
+# a second route's value (the search's high-precision re-evaluation at the same point) must lie
+# in the ball, widened by its own error estimate and by this relative slack: the value comes
+# back as a float64 and the point as floats (rounding far below it, any engine fault far above)
+AGREE_REL = 2.0 ** -30
 
 
 def dedicated_outcome(check_id: str, case: Case, constants: Mapping) -> Outcome:
@@ -190,13 +194,35 @@ def dedicated_outcome(check_id: str, case: Case, constants: Mapping) -> Outcome:
     return judge_once(check, case, constants)
 
 
+def reference_of(found: Outcome, value_key: str, error_key: str) -> Estimate | None:
+    """The search's high-precision value at its found point (``found.values``), as an
+    :class:`Estimate` (an estimate: the engine's quadrature error), or None when absent."""
+    v = found.values
+    if value_key not in v or error_key not in v:
+        return None
+    return Estimate(float(v[value_key]), float(v[error_key]), ErrorKind.ESTIMATED)
+
+
+def routes_agree(ball, reference: Estimate) -> bool:
+    """Whether the ball meets ``reference`` +- (its error + AGREE_REL |value|): two independent
+    routes (Arb balls, the mpmath or float64 engine) at the same point."""
+    from flint import arb
+
+    v, e = float(reference.value), float(reference.error)
+    tol = e + abs(v) * AGREE_REL
+    return bool(ball.is_finite() and ball.overlaps(arb(v - tol).union(arb(v + tol))))
+
+
 def ball_outcome(case: Case, ball, bound, detail: str, above: bool = True,
-                 values: Mapping[str, float | str] | None = None) -> Outcome:
+                 values: Mapping[str, float | str] | None = None, note: str = CERTIFIED_NOTE,
+                 reference: Estimate | None = None) -> Outcome:
     """Judge a ball (python-flint ``arb``) against ``bound`` (a Fraction or a number) with
     certified evidence: ``above`` claims value >= bound (else value <= bound); passes only when
     the whole ball lies on the claimed side, fails when the whole ball lies on the other side,
-    and is undecided when it straddles the bound or is not finite.  Margin: mid/bound (above) or
-    bound/mid."""
+    and is undecided when it straddles the bound or is not finite.  ``note`` says what the ball
+    bounds; a ``reference`` (a second route's value at the same point, :func:`routes_agree`)
+    that the ball misses makes the outcome undecided (ROUTES DISAGREE): a wrong ball is not
+    a pass whichever side of the bound it lies.  Margin: mid/bound (above) or bound/mid."""
     from flint import arb
 
     b = Fraction(bound)
@@ -212,8 +238,16 @@ def ball_outcome(case: Case, ball, bound, detail: str, above: bool = True,
     if ball.is_finite() and float(mid) > 0 and float(bound_ball) > 0:
         margin = float(mid) / float(bound_ball) if above else float(bound_ball) / float(mid)
     text = (f"{detail}: ball [{float(lo):.10g}, {float(hi):.10g}] (radius {float(ball.rad()):.1e}) "
-            f"{'>=' if above else '<='} {b} ({CERTIFIED_NOTE})")
-    if passed is None:
+            f"{'>=' if above else '<='} {b} ({note})")
+    if reference is not None:
+        if routes_agree(ball, reference):
+            text += "; the search's high-precision value lies in it (within its error estimate)"
+        else:
+            passed = None
+            text = (f"ROUTES DISAGREE (the search's high-precision value "
+                    f"{float(reference.value):.12g} +- {float(reference.error):.1e} is outside "
+                    f"the ball): " + text)
+    if passed is None and not text.startswith("ROUTES"):
         text = "UNDECIDED (the ball straddles the bound or is not finite): " + text
     return Outcome(case.label, passed, margin, Evidence.CERTIFIED, text,
                    values={"lower": float(lo), "upper": float(hi), **(values or {})})

@@ -88,6 +88,7 @@ def _judge(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="contrast",
     name="Contrast of the training plans (Sections 3-4)",
+    short="Only the three-phase plan learns: every simpler plan stays above eps",
     statement="for the same d, the three-phase plan reaches L_s <= eps while training only the "
               "attention, only the output, H <= sqrt(d) fixed heads, or one attention step first "
               "leaves some s at a floor above eps",
@@ -98,7 +99,8 @@ RESULT = Result(
     checks=(
         Check("contrast.separation", "Sections 3-4 (summary)",
               "L_s(three-phase) <= eps < min(floors of attention only, output only, "
-              "H <= sqrt(d) heads, attention first)", Evidence.SEARCH, _cases, _judge),
+              "H <= sqrt(d) heads, attention first)", Evidence.SEARCH, _cases, _judge,
+              reads_outcomes=("thm2.final", *(check for _, check, _ in FLOORS))),
     ),
     exhibits=(
         Exhibit("contrast.separation", "The plans side by side",

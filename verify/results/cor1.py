@@ -8,11 +8,12 @@ and T above their minima).  Constants: cor1.C, cor1.T_numerator (and thm2.eta1_s
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Mapping
 
 import mpmath
 
-from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result, Reach
 from ..engine.estimate import ErrorKind, Estimate
 from . import cor1_samples
 from .common import ratio_outcome
@@ -33,35 +34,51 @@ def _judge_final(case: Case, constants: Constants) -> Outcome:
 def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
     from ..certify.outcomes import certified_cases
 
-    return certified_cases("cor1", profile, options)
+    return certified_cases("cor1-4d", profile, options)
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
-    """Every real (d, eps) of a box at once, by ball arithmetic (verify/certify)."""
+    """Every real (d, eps) of a box and every step size the hypotheses allow, at once, by ball
+    arithmetic over (ln d, ln eps, eta1/sqrt(d), eta2_min/eta2) (verify/certify,
+    proofs/hypothesis-range.md); the outcome
+    says which of cor1.C's calibration cases the box contains (then the report counts it
+    in-sample for cor1.C, proofs/cor1.md)."""
     from ..certify.outcomes import judge_certified
 
-    return judge_certified("cor1", case, constants)
+    out = judge_certified("cor1-4d", case, constants)
+    inside = cor1_samples.box_calibration(case.params)
+    if not inside:
+        return replace(out, detail=out.detail + "; the box holds none of cor1.C's calibration "
+                                                "cases (held out)")
+    ds = sorted({d for d, _ in inside})
+    es = sorted({e for _, e in inside}, reverse=True)
+    return replace(out, detail=out.detail + (
+        f"; the box contains {len(inside)} of cor1.C's calibration cases (d in "
+        f"{{{', '.join(map(str, ds))}}}, eps in {{{', '.join(f'{e:g}' for e in es)}}}, the "
+        f"scan's (d, eps)): counted in-sample for cor1.C"))
 
 
 RESULT = Result(
     id="cor1",
     name="Corollary 1",
+    short="The three-phase plan on finite samples: risk <= eps with high probability",
     statement="eta3 = 1, T = ceil(72/eps), eta2 >= C d^2/eta1 ln(d/eps): L_s(alpha', beta'') <= eps",
     hypotheses="d >= 3, eps in (0,1), eta1 <= sqrt(d); population gradients, and sampled ones with N1 >= C d ln d, N3 >= C ln d/eps, C = C(c) = cor1.C max(1, c) for the exponent c (reconstructed)",
-    constants=("cor1.C", "cor1.T_numerator", "thm2.eta1_scale", "cor1.c", "cor1.delta",
-               "cor1.repetitions"),
+    constants=("cor1.C", "cor1.T_numerator", "thm2.eta1_scale", "cor1.c", "cor1.fail_factor",
+               "cor1.delta", "cor1.repetitions", "cor1.max_repetitions"),
     document="proofs/cor1.md",
     checks=(
         Check("cor1.certified_box", "Corollary 1 (certified)",
-              "L_s(alpha', beta'') <= eps with T >= 72/eps for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified,
-              reconstructed=True),  # the schedule's step sizes are reconstructed
+              "L_s(alpha', beta'') <= eps (population gradients) for every real d, eps in the box, every 0 < eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, T = ceil(72/eps) (every integer T >= 72/eps)", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              reconstructed=True, reach=Reach.RANGE, scope="population schedule"),  # the schedule's step sizes are reconstructed
         Check("cor1.population", "Corollary 1", "L_s(alpha', beta'') <= eps with T = ceil(72/eps)",
-              Evidence.NUMERIC, _cases, _judge_final, reconstructed=True),
+              Evidence.NUMERIC, _cases, _judge_final, reconstructed=True, scope="population schedule"),
         *cor1_samples.CHECKS,
     ),
     exhibits=cor1_samples.EXHIBITS,
     calibrations=(
-        Calibration("cor1.C", ("cor1.population", "cor1.samples", "cor1.sample_sweep"),
+        Calibration("cor1.C", ("cor1.certified_box", "cor1.population", "cor1.samples",
+                               "cor1.sample_sweep"),
                     "(d, eps) of the cor1.sample_C scan: d in {5, 10, 20, 30, 50, 100, 200}, "
                     "eps in {0.1, 0.001} (c = 1; the rule C(c) = cor1.C max(1, c) at c = 2 on "
                     "d in {5, 10, 20, 30} there)", cor1_samples.calibrated),

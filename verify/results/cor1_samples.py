@@ -18,12 +18,18 @@ T = ceil(cor1.T_numerator/eps), for c = 1/2, 1 and 2; and inside them (eta1 = 1 
 eta2, T, N1 and N3 twice their minimum) at c = 2.
 
 Statistical evidence (an exact binomial test on R seeded repetitions): the claim "P(success) >=
-pi", pi = 1 - 3 d^-c, FAILS when the 95% Clopper-Pearson upper end is < pi (the data reject it),
-PASSES when the lower end is >= pi - delta (delta = min(cor1.delta, pi/2)), and is UNDECIDED
-otherwise.  R's rule: the smallest multiple of 10 at which the test decides both ways with
+pi", pi = 1 - 3 d^-c (a failure probability q0 = 3 d^-c at most), FAILS when the 95%
+Clopper-Pearson upper end is < pi (the data reject it), PASSES when the lower end is >= pi -
+delta, and is UNDECIDED otherwise.  The indifference zone is relative to the claimed failure
+probability: delta = min((k - 1) q0, cor1.delta, pi/2) with k = cor1.fail_factor, i.e. the test
+must tell q0 from a failure probability k q0 (or q0 + cor1.delta where that is closer; pi/2 at
+most).  R's rule: the smallest multiple of 10 at which the test decides both ways with
 probability >= 0.9 (scipy.stats.binom): it rejects (upper end < pi) when the true probability is
-pi - delta, and it passes (lower end >= pi - delta) when the true probability is pi.  A run with
-less power to reject (R capped, or set by ``cor1.repetitions``) is undecided unless it fails.  pi <= 0 is vacuous.
+pi - delta, and it passes (lower end >= pi - delta) when the true probability is pi; at most
+cor1.max_repetitions.  Where that cap binds (c = 2 at d = 100, 200 in the full profile) the row
+tests the weaker claim it has power for and says so: the failure probability it can tell from
+q0 at that R (the widest zone with both powers >= 0.9, up to pi/2).  A run with less power set by
+hand (``cor1.repetitions``) is undecided unless it fails.  pi <= 0 is vacuous.
 The distribution and the plan are equivariant under permutations of the alphabet, so the
 probability does not depend on s; s = 0 is used.
 """
@@ -93,41 +99,83 @@ def target(d: int, constants: Constants, c=None) -> float:
 
 def calibrated(params: Mapping[str, object]) -> bool:
     """Whether a case is one cor1.C was measured on: (d, eps) of the scan grid (any seed) with
-    the boundary schedule (an interior schedule was never part of the scan)."""
+    the boundary schedule (an interior schedule was never part of the scan); a certified box
+    (params d_lo, ..., boundary schedule) when it contains one (:func:`box_calibration`)."""
+    if "d_lo" in params:
+        return bool(box_calibration(params))
     boundary = params.get("eta1", "sqrt(d)") == "sqrt(d)" and all(
         params.get(k, 1) == 1 for k in ("above", "eta2_x", "T_x"))
     return boundary and int(params["d"]) in CALIBRATION_D and float(params["eps"]) in CALIBRATION_EPS
 
 
+def box_calibration(params: Mapping[str, object]) -> list[tuple[int, float]]:
+    """The (d, eps) of cor1.C's calibration set inside a certified box."""
+    return [(d, e) for d in CALIBRATION_D for e in CALIBRATION_EPS
+            if float(params["d_lo"]) <= d <= float(params["d_hi"])
+            and float(params["eps_lo"]) <= e <= float(params["eps_hi"])]
+
+
 def indifference(goal: float, constants: Constants) -> float:
-    """delta = min(cor1.delta, goal/2): a pass needs the CP lower end >= goal - delta > 0."""
-    return min(float(constants["cor1.delta"]), goal / 2)
+    """delta = min((k - 1)(1 - goal), cor1.delta, goal/2), k = cor1.fail_factor: a pass needs the
+    CP lower end >= goal - delta > 0, and R gives power to reject a failure probability
+    1 - goal + delta (k times the claimed one, or the claimed one plus cor1.delta if closer)."""
+    k = float(constants["cor1.fail_factor"])
+    return min((k - 1) * (1 - goal), float(constants["cor1.delta"]), goal / 2)
+
+
+def max_repetitions(constants: Constants) -> int:
+    return int(constants["cor1.max_repetitions"])
 
 
 def repetitions(goal: float, constants: Constants) -> int:
-    """R: ``cor1.repetitions`` when positive, else the rule (module docstring)."""
+    """R: ``cor1.repetitions`` when positive, else the rule (module docstring), at most
+    ``cor1.max_repetitions``."""
     override = int(constants["cor1.repetitions"])
     if override > 0:
         return override
-    return sampling.repetitions_for_power(goal, goal - indifference(goal, constants), POWER)
+    return sampling.repetitions_for_power(goal, goal - indifference(goal, constants), POWER,
+                                          cap=max_repetitions(constants))
+
+
+def tested_line(goal: float, R: int, constants: Constants) -> tuple[float, bool]:
+    """(the pass line goal - delta the test uses at R, whether it is wider than the configured
+    zone): the configured line when R decides both ways there; when the rule's cap set R (no
+    override) the widest line R has power for (:func:`verify.engine.sampling.
+    widest_alternative`, down to goal/2); else the configured line (underpowered: no pass)."""
+    line = goal - indifference(goal, constants)
+    if sampling.decides_both_ways(goal, line, R, POWER):
+        return line, False
+    if int(constants["cor1.repetitions"]) <= 0 and R >= max_repetitions(constants):
+        wide = sampling.widest_alternative(goal, R, goal / 2, POWER)
+        if wide is not None:
+            return wide, True
+    return line, False
 
 
 def verdict(k: int, R: int, goal: float, constants: Constants) -> tuple[bool | None, str]:
     """The exact test of "P(success) >= goal" from k successes of R (module docstring)."""
     lo, hi = sampling.clopper_pearson(k, R)
-    delta = indifference(goal, constants)
-    power = sampling.power_to_reject(goal, goal - delta, R)
-    confirm = sampling.power_to_confirm(goal - delta, goal, R)
+    q0 = 1 - goal
+    line, widened = tested_line(goal, R, constants)
+    power = sampling.power_to_reject(goal, line, R)
+    confirm = sampling.power_to_confirm(line, goal, R)
     if hi < goal:
         passed = False
-    elif lo >= goal - delta and power >= POWER:
+    elif lo >= line and power >= POWER:  # a pass needs power to reject beyond the line
         passed = True
     else:
         passed = None
-    text = (f"exact binomial test of H: P >= {goal:.4f}: {k}/{R}, 95% CP [{lo:.3f}, {hi:.3f}]; "
-            f"fail if upper < {goal:.4f}, pass if lower >= {goal - delta:.4f} (delta {delta:.3g}); "
-            f"power {power:.3f} to reject at P = {goal - delta:.4f}, {confirm:.3f} to pass at "
-            f"P = {goal:.4f} (R rule: smallest multiple of 10 with both >= {POWER})")
+    q1 = 1 - line
+    factor = float(constants["cor1.fail_factor"])
+    text = (f"exact binomial test of H: P >= {goal:.6g} (failure probability <= q0 = {q0:.3g}): "
+            f"{k}/{R}, 95% CP [{lo:.4f}, {hi:.4f}]; fail if upper < {goal:.6g}, pass if lower >= "
+            f"{line:.6g}; power {power:.3f} to reject a failure probability {q1:.3g} "
+            f"(= {q1 / q0:.3g} q0), {confirm:.3f} to pass at P = {goal:.6g} (R rule: the smallest "
+            f"multiple of 10 with both >= {POWER} at failure probability min({factor:g} q0, q0 + "
+            f"{float(constants['cor1.delta']):g}), at most {max_repetitions(constants)})")
+    if widened:
+        text = (f"CLAIM TESTED: failure probability <= {q1 / q0:.3g} x 3d^-c, not "
+                f"{factor:g} x: R capped at {max_repetitions(constants)}; " + text)
     return passed, text
 
 
@@ -389,9 +437,11 @@ def plot_sample_complexity(rows: Sequence[dict]):
 CHECKS = (
     Check("cor1.samples", "Corollary 1 (finite samples)",
           "P(L_s(alpha_hat', beta_hat'') <= eps) >= 1 - 3d^-c with N1 = C d ln d, N3 = C ln d/eps, "
-          "C = C(c) = cor1.C max(1, c) (exact binomial test, power >= 0.9 to reject at "
-          "1 - 3d^-c - delta and to pass at 1 - 3d^-c)", Evidence.STATISTICAL,
-          _sample_cases, _judge_samples, reconstructed=True),
+          "C = C(c) = cor1.C max(1, c) (exact binomial test, power >= 0.9 to reject a failure "
+          "probability 3 x 3d^-c, or 3d^-c + 0.05 if smaller, and to pass at 1 - 3d^-c; where R "
+          "would exceed cor1.max_repetitions the row states the weaker claim it tests)",
+          Evidence.STATISTICAL, _sample_cases, _judge_samples, reconstructed=True,
+          scope="finite samples"),
     Check("cor1.sample_C", "Corollary 1 (finite samples, constant)",
           "exhibit: smallest C (eta2, N1, N3 together) with success fraction >= 1 - 3d^-c "
           "(the measurement cor1.C is calibrated on)", Evidence.EXHIBIT, _scan_cases, _judge_scan,
@@ -400,7 +450,7 @@ CHECKS = (
           "success probability against N1/(d ln d) and N3 eps/ln d; where the size meets "
           "C (factor >= C(c) = cor1.C max(1, c)) the exact test of cor1.samples, below it an "
           "exhibit row",
-          Evidence.STATISTICAL, _sweep_cases, _judge_sweep, reconstructed=True),
+          Evidence.STATISTICAL, _sweep_cases, _judge_sweep, reconstructed=True, scope="finite samples"),
 )
 
 EXHIBITS = (

@@ -317,6 +317,7 @@ CHECKS = (
 RESULT = Result(
     id="experiments",
     name="Section 5 experiments (Table 1, Figure 3)",
+    short="Section 5: three-phase matches joint GD; simpler plans fail; attention lags",
     statement="The three-phase plan matches joint GD on occurrence, OR, even pairs and ICL "
               "bigram, from random and zero initialisation; no one- or two-phase plan does so on "
               "all classification tasks; attention learning lags output learning.",

@@ -22,7 +22,8 @@ from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine import general
 from ..engine.precision import working
 from ..search import multistart
-from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, single_case
+from .common import (ball_outcome, constant, dedicated_outcome, fmt_vector, reference_of,
+                     single_case)
 
 DPS = 20
 CERT_BITS = 64  # Arb precision of the certified value
@@ -121,12 +122,16 @@ def _judge_bound(case: Case, constants: Constants) -> Outcome:
               f"{heads}; search: {res.effort['evaluations']} float evaluations, "
               f"{res.effort['starts']} starts, seed {seed}; best per family: {fams}")
     return Outcome(case.label, passed, margin, Evidence.SEARCH, detail,
-                   values={"x": [float(a) for a in res.x]})
+                   values={"x": [float(a) for a in res.x], "value": float(vals[s]),
+                           "value_error": float(max(vals[s] - low, errs[s]))})
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
     """min_s sum_h E[(gamma_s^(h))^2] at the attention lemma-low-attention.bound found, as a ball
-    (Arb diagonal second moments per head; the min of balls is the ball [min lower, min upper])."""
+    (Arb diagonal second moments per head; the min of balls is the ball [min lower, min upper])
+    against factor H/d from above: a certified CEILING of the lemma's quantity at that one
+    attention (the lemma at that point); the max over attention remains the search.  The
+    search's mpmath value must lie in the ball (a second route)."""
     from flint import arb
 
     from ..engine.certified.general import ball_moments
@@ -148,7 +153,12 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     detail = (f"min_s sum_h E[(gamma_s^(h))^2] at the attention the search found "
               f"({' | '.join(fmt_vector(r, 3, 12, relative=True) for r in rows)}), vs "
               f"factor H/d = {factor * H}/{d}; Arb, {CERT_BITS} bits")
-    return ball_outcome(case, ball, factor * H / d, detail, above=False)
+    return ball_outcome(case, ball, factor * H / d, detail, above=False, note=CEILING_NOTE,
+                        reference=reference_of(found, "value", "value_error"))
+
+
+CEILING_NOTE = ("certified ceiling of the value at the found attention; the maximum over all "
+                "attention remains a search")
 
 
 _g = sp.Symbol("gamma", nonnegative=True)
@@ -174,6 +184,7 @@ def _judge_per_word(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="lemma-low-attention",
     name="Lemma (A.5)",
+    short="Some target gets total squared attention <= H/d",
     statement="some s has sum_h E[(gamma_s^(h))^2] <= H/d",
     hypotheses="any attention alpha^(1..H), d >= 2",
     constants=("lemma.low_attention_factor",),
@@ -185,8 +196,10 @@ RESULT = Result(
         Check("lemma-low-attention.bound", "A.5 lemma",
               "max over searched attention of min_s sum_h E[(gamma_s^(h))^2] <= H/d",
               Evidence.SEARCH, _cases, _judge_bound),
-        Check("lemma-low-attention.certified_floor", "A.5 lemma (at the found point)",
-              "min_s sum_h E[(gamma_s^(h))^2] <= H/d at the attention the search found (Arb ball)",
+        # was lemma-low-attention.certified_floor (renamed: the ball bounds the value from above)
+        Check("lemma-low-attention.certified_ceiling", "A.5 lemma (at the found point)",
+              "min_s sum_h E[(gamma_s^(h))^2] <= H/d at the attention the search found (Arb ball: "
+              "a certified ceiling of the value there)",
               Evidence.CERTIFIED, _cases, _judge_certified),
     ),
 )

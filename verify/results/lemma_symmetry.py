@@ -109,6 +109,7 @@ def _judge_enumeration(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="lemma-symmetry",
     name="Lemma (A.7, symmetry)",
+    short="A population gradient step keeps the background symmetric",
     statement="one population GD step from background-symmetric parameters stays symmetric",
     hypotheses="alpha_i = alpha_j and beta_i = beta_j for background i, j; any step sizes",
     constants=(),

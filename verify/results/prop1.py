@@ -11,7 +11,7 @@ from typing import Mapping
 import mpmath
 import sympy as sp
 
-from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Case, Check, Constants, Evidence, Exhibit, Outcome, Profile, Reach, Result
 from ..engine import schedules
 from ..engine.symmetric import SymmetricPoint, evaluate
 from .common import grid, log_grid, ratio_outcome, smallest_passing
@@ -73,14 +73,18 @@ def smallest_gap(d: int, eps: float, hi) -> mpmath.mpf:
 
 
 def _judge_tightness(case: Case, constants: Constants) -> Outcome:
-    """The gap the proposition asks for against the smallest gap that works (the margin)."""
+    """Exhibit: the gap the proposition asks for against the smallest gap that works.  The
+    loss decreases in the gap, so "smallest gap <= ln(4d/eps^2)" is prop1.bound's claim again;
+    the figure (how much room the constant leaves) is shown, no claim."""
     d, eps = case.params["d"], case.params["eps"]
     with mpmath.workdps(DPS + 10):
         gap = attention_gap(d, eps, constants)
     need = smallest_gap(d, eps, max(gap, mpmath.mpf(1)) * 2)
+    ratio = float(gap / need) if need > 0 else float("inf")
     detail = f"smallest gap {mpmath.nstr(need, 4)} vs ln({constants['prop1.attention_constant']}d/eps^2) = {mpmath.nstr(gap, 4)}"
-    return Outcome(case.label, bool(need <= gap), float(gap / need) if need > 0 else float("inf"),
-                   Evidence.NUMERIC, detail)
+    return Outcome(case.label, None, ratio, Evidence.EXHIBIT, detail,
+                   values={"d": d, "eps": eps, "smallest": float(need), "gap": float(gap),
+                           "ratio": ratio})
 
 
 def _general_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
@@ -244,18 +248,20 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="prop1",
     name="Proposition 1",
+    short="An attention gap >= ln(4d/eps^2) with beta = 2e_s gives risk <= eps",
     statement="beta = 2e_s, alpha_s - max_j alpha_j >= ln(4d/eps^2) gives L_s <= eps",
     hypotheses="d >= 2, eps in (0, 1)",
     constants=("prop1.attention_constant",),
     document="proofs/prop1.md",
     checks=(
         Check("prop1.certified_box", "Proposition 1 (certified)",
-              "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps for every real d, eps in the box (Arb balls, branch and bound)", Evidence.CERTIFIED, _certified_cases, _judge_certified),
+              "L_s(alpha, 2 e_s) <= eps for every real d, eps in the box and every alpha with alpha_s - max_j alpha_j >= ln(4d/eps^2) (Arb balls, branch and bound at the symmetric alpha, the worst case by SymPy)", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              reach=Reach.RANGE),
         Check("prop1.bound", "Proposition 1", "L_s(ln(4d/eps^2) e_s, 2 e_s) <= eps",
               Evidence.NUMERIC, _cases, _judge_bound),
         Check("prop1.general", "Proposition 1 (any alpha)",
               "L_s(alpha, 2 e_s) <= eps for non-symmetric alpha with alpha_s - max_j alpha_j = ln(4d/eps^2)",
-              Evidence.NUMERIC, _general_cases, _judge_general),
+              Evidence.NUMERIC, _general_cases, _judge_general, scope="for non-symmetric alpha at the exact gap"),
         Check("prop1.long_words", "A.2 step 1", "P(|w| > 2d/eps) < e^(-2/eps)",
               Evidence.SYMBOLIC, _symbolic_cases, _judge_long_words),
         Check("prop1.long_contribution", "A.2 step 2", "2 e^(-2/eps) < eps/2",
@@ -265,7 +271,15 @@ RESULT = Result(
         Check("prop1.short_loss", "A.2 step 4", "1/2 (2 gamma_s - 2)^2 <= 2eps^2/(2+eps)^2 < eps/2",
               Evidence.SYMBOLIC, _symbolic_cases, _judge_short_loss),
         Check("prop1.tightness", "Proposition 1 (tightness)",
-              "smallest working gap <= ln(4d/eps^2)", Evidence.NUMERIC,
+              "exhibit: smallest working gap against ln(4d/eps^2) (no claim: the loss decreases in "
+              "the gap, so prop1.bound judges it)", Evidence.EXHIBIT,
               _tightness_cases, _judge_tightness),
+    ),
+    exhibits=(
+        Exhibit("prop1.tightness", "How much attention gap the loss needs",
+                "Smallest gap g (bisection, 3 significant digits) with L_s(g e_s, 2 e_s) <= eps, "
+                "against the proposition's ln(4d/eps^2): a measurement, no claim.",
+                (("d", "d"), ("eps", "eps"), ("smallest", "smallest gap"),
+                 ("gap", "ln(4d/eps^2)"), ("ratio", "ratio"))),
     ),
 )

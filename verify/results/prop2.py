@@ -22,10 +22,11 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Reach, Result
 from ..engine.precision import to_mpf
 from ..search import SearchResult, adam, nelder_mead
-from .common import ball_outcome, dedicated_outcome, floor_outcome, fmt_vector, single_case
+from .common import (ball_outcome, dedicated_outcome, floor_outcome, fmt_vector, reference_of,
+                     single_case)
 
 LOGIT_BOX = 60.0
 CERT_BITS = 64  # Arb precision of the certified floor
@@ -52,6 +53,14 @@ WIDE = {
     Profile.FULL: dict(ds=[24, 32, 50], random=3, starts=2, steps=100, nm_starts=1, nm_evals=20,
                        dps=20),
 }
+
+
+# every output and every attention, certified (branch and bound over the cube of successive
+# ratios with the target's position, the cone's minimum by weak duality; verify.certify.cube):
+# the d of each profile and the boxes judged; from certificates/prop2-cone-dD.json each leaf is
+# judged once (its leaves prove 0.49; the quick profile starts from the root: 107 boxes for c1)
+CONE_D = {Profile.QUICK: [3], Profile.DEFAULT: [3], Profile.FULL: [3]}
+CONE_BOXES = {Profile.QUICK: 600, Profile.DEFAULT: 8000, Profile.FULL: 20000}
 
 
 def c1_value(constants: Constants) -> Fraction:
@@ -214,14 +223,18 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"Nelder-Mead runs of {prm['nm_evals']}), {prm['starts']} Adam starts x "
               f"{prm['steps']} steps each, {eff['gradient_calls']} loss+gradient evaluations")
     return floor_outcome(case, res.value, val, err, c1, detail,
-                         {"floor": float(val), "evaluations": eff["gradient_calls"],
+                         {"floor": float(val), "floor_error": float(err),
+                          "evaluations": eff["gradient_calls"],
                           "beta": [float(b) for b in res.x], "s": at["s"],
                           "alpha": [float(a) for a in at["alpha"]]})
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
-    """L_s(alpha, beta~) at the worst (beta~, alpha, s) prop2.floor found, as a ball
-    (:func:`verify.engine.certified.general.ball_loss`: O(d) per node)."""
+    """L_s(alpha, beta~) at the one (beta~, alpha, s) prop2.floor found, as a ball
+    (:func:`verify.engine.certified.general.ball_loss`: O(d) per node), against c1.  A value at
+    one attention: an UPPER bound of inf_alpha L_s there, so it supports no floor; what it
+    certifies is the claim at that point ("L at the found point >= c1"), i.e. prop2.floor's
+    re-evaluation, which must lie in the ball (a second route)."""
     from ..engine.certified.general import ball_loss
 
     found = dedicated_outcome("prop2.floor", case, constants)
@@ -229,10 +242,38 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     if "alpha" not in v:
         return Outcome(case.label, None, None, Evidence.CERTIFIED, "prop2.floor gave no point")
     ball = ball_loss(case.params["d"], v["s"], v["alpha"], v["beta"], CERT_BITS)
-    detail = (f"L_s(alpha, beta~) at beta~ = {fmt_vector(v['beta'])}, s = {v['s']}, alpha = "
-              f"{fmt_vector(v['alpha'])} (prop2.floor's worst point; an upper bound of "
-              f"inf_alpha; Arb, {CERT_BITS} bits)")
-    return ball_outcome(case, ball, c1_value(constants), detail)
+    detail = (f"L_s(alpha, beta~) at the one point prop2.floor found, beta~ = "
+              f"{fmt_vector(v['beta'])}, s = {v['s']}, alpha = {fmt_vector(v['alpha'])} (Arb, "
+              f"{CERT_BITS} bits)")
+    return ball_outcome(case, ball, c1_value(constants), detail, note=VALUE_NOTE,
+                        reference=reference_of(found, "floor", "floor_error"))
+
+
+VALUE_NOTE = ("certified value of L at the found point, an upper bound of inf_alpha there: no "
+              "floor, which remains prop2.floor's search")
+
+
+# ------------------------------------------------ every output and attention (certified)
+
+
+def _cone_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    ds = options.get("d") or CONE_D[profile or Profile.QUICK]
+    profile = profile or Profile.QUICK
+    return [Case(f"d={int(d)}", {"d": int(d), "boxes": CONE_BOXES[profile],
+                                 "certificate": profile is not Profile.QUICK})
+            for d in ds if 3 <= int(d) <= 5]
+
+
+def _judge_all_parameters(case: Case, constants: Constants) -> Outcome:
+    """For every beta~ and alpha: with s = argmin beta~ at each position among the sorted
+    logits, min over the cone {beta~_s <= beta~_j} of L_s(alpha, .) >= c1 on every box of the
+    cube of successive ratios (weak duality; prop2-cone-dD).  The quantifiers: inf over beta~ of
+    inf over alpha equals the inf over the pairs, taken here in the other order."""
+    from ..certify.cube_certificate import CERTIFICATES, cube_outcome
+
+    folder = CERTIFICATES if case.params.get("certificate", True) else None
+    return cube_outcome(f"prop2-cone-d{case.params['d']}", case, constants, case.params["boxes"],
+                        folder)
 
 
 # ------------------------------------------------ the case beta~_s >= 1, numerically
@@ -275,6 +316,7 @@ def _judge_large(case: Case, constants: Constants) -> Outcome:
 RESULT = Result(
     id="prop2",
     name="Proposition 2",
+    short="Output fixed, attention trained alone: some target keeps risk >= c1",
     statement="for every fixed output beta~ some s has inf_alpha L_s(alpha, beta~) >= c1",
     hypotheses="d >= 2; s = argmin beta~; beta~_s >= 1 gives 1/4 (text), the other case's c1 is measured",
     constants=("prop2.c1",),
@@ -293,12 +335,20 @@ RESULT = Result(
         Check("prop2.floor", "Proposition 2 (measured c1)",
               "inf_alpha L_s(alpha, beta~) >= c1 for s = argmin beta~ over searched beta~",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
-        Check("prop2.certified_floor", "Proposition 2 (at the found point)",
-              "L_s(alpha, beta~) >= c1 at the worst beta~, alpha, s prop2.floor found (Arb ball)",
+        Check("prop2.all_parameters", "Proposition 2 (every output and attention, certified)",
+              "for every beta~ and alpha, L_s(alpha, beta~) >= c1 with s = argmin beta~: the cube "
+              "of successive ratios (and s's position) tiled by boxes, the minimum over beta~ by "
+              "weak duality in Arb (d = 3)", Evidence.CERTIFIED, _cone_cases,
+              _judge_all_parameters, reconstructed=True, reach=Reach.RANGE,
+              scope="every beta~ and alpha"),
+        # was prop2.certified_floor (renamed: the value at one alpha bounds inf_alpha from above)
+        Check("prop2.certified_value", "Proposition 2 (at the found point)",
+              "L_s(alpha, beta~) >= c1 at the one beta~, alpha, s prop2.floor found (Arb ball: the "
+              "loss at that point, an upper bound of inf_alpha, so no floor)",
               Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
     ),
     calibrations=(
-        Calibration("prop2.c1", ("prop2.floor", "prop2.certified_floor"), "d = 9, where the smallest floor (0.4746, a longer search) was found and c1 = 1/5 set from it",
+        Calibration("prop2.c1", ("prop2.floor", "prop2.certified_value"), "d = 9, where the smallest floor (0.4746, a longer search) was found and c1 = 1/5 set from it",
                     lambda params: params.get("d") == 9),
     ),
 )

@@ -22,17 +22,18 @@ at one target is a lower bound on the max over targets).
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Mapping
+from typing import Callable, Mapping
 
 import mpmath
 import numpy as np
 import sympy as sp
 
-from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Reach, Result
 from ..engine import general
 from ..engine.precision import working
 from ..search import SearchResult, argmax, multistart
-from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome, single_case
+from .common import (ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome,
+                     reference_of, single_case)
 
 DPS = 20
 CERT_BITS = 64  # Arb precision of the certified floor
@@ -50,6 +51,12 @@ UNIFORM_D = {
     Profile.FULL: [3, 4, 5, 6, 8, 10, 20, 30, 50, 100, 300, 1000, 10**4, 10**5, 10**6],
 }
 GENERAL_MAX_D = 20  # the general (d x d) engine up to here, the four-scalar engine beyond
+# every attention, certified (branch and bound over the cube of successive ratios): the d of
+# each profile and the boxes judged (a budget in boxes, the same verdict on any machine).  From
+# the committed certificates/prop3-{cube,sharp}-dD.json each leaf is judged once
+CUBE_D = {Profile.QUICK: [3], Profile.DEFAULT: [3, 4], Profile.FULL: [3, 4]}
+SHARP_D = {Profile.QUICK: [3], Profile.DEFAULT: [3], Profile.FULL: [3, 4]}
+CUBE_BOXES = {Profile.QUICK: 400, Profile.DEFAULT: 8000, Profile.FULL: 20000}
 
 
 # ----------------------------------------------------------------- float64, all targets at once
@@ -198,6 +205,7 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"family: {fams}")
     return lower_outcome(case, value, lower, upper, c2, Evidence.SEARCH, detail,
                          values={"floor": float(value), "evaluations": res.effort["evaluations"],
+                                 "floor_error": float(max(value - lower, upper - value)),
                                  "alpha": [float(a) for a in res.x], "s": s})
 
 
@@ -217,7 +225,33 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     detail = (f"inf_beta L_s(alpha, beta) at s={s}, alpha-max(alpha)="
               f"{fmt_vector(alpha, limit=12, relative=True)} (prop3.floor's worst point; Arb, "
               f"{CERT_BITS} bits)")
-    return ball_outcome(case, ball, constants["prop3.c2"], detail)
+    return ball_outcome(case, ball, constants["prop3.c2"], detail,
+                        reference=reference_of(found, "floor", "floor_error"))
+
+
+def _cube_cases(grid: Mapping) -> Callable:
+    def cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+        ds = options.get("d") or grid[profile]
+        return [Case(f"d={int(d)}", {"d": int(d), "boxes": CUBE_BOXES[profile]})
+                for d in ds if 3 <= int(d) <= 5]
+
+    return cases
+
+
+def _judge_all_attention(case: Case, constants: Constants) -> Outcome:
+    """Every attention at once: the cube [0, 1]^(d-1) of successive ratios tiled by boxes, each
+    with a target whose floor's enclosure lies above c2 (verify.certify.cube, prop3-cube-dD)."""
+    from ..certify.cube_certificate import cube_outcome
+
+    return cube_outcome(f"prop3-cube-d{case.params['d']}", case, constants, case.params["boxes"])
+
+
+def _judge_sharp(case: Case, constants: Constants) -> Outcome:
+    """The best constant: F >= F(0) on every box (the box at alpha = 0 by the sign of the
+    gradient of the lowest logit's target), so min_alpha F = F(0) (prop3-sharp-dD)."""
+    from ..certify.cube_certificate import cube_outcome
+
+    return cube_outcome(f"prop3-sharp-d{case.params['d']}", case, constants, case.params["boxes"])
 
 
 def _uniform_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
@@ -257,9 +291,17 @@ def uniform_floor_exact(d: int) -> mpmath.mpf:
     return _closed_form_function()(mpmath.mpf(d))
 
 
+def c2_calibrated(params: Mapping[str, object]) -> bool:
+    """The cases prop3.c2 was set from: d = 3 (the floor at alpha = 0 there, 1/2 - 1/(4 ln 2),
+    is the smallest any search found), and the statement for every d >= 3 (params without d),
+    whose bound is that same d = 3 value."""
+    return params.get("d", 3) == 3
+
+
 RESULT = Result(
     id="prop3",
     name="Proposition 3",
+    short="Attention fixed, output trained alone: some target keeps risk >= c2",
     statement="for every fixed attention alpha some s has inf_beta L_s(alpha, beta) >= c2",
     hypotheses="d >= 3 (d = 2 is learnable by the output alone); constant c2 lost, measured here",
     constants=("prop3.c2",),
@@ -267,20 +309,33 @@ RESULT = Result(
     checks=(
         Check("prop3.uniform", "Proposition 3 (alpha = 0)",
               "max_s inf_beta L_s(0, beta) >= c2 (values at the profile's d, up to 10^5 by default)",
-              Evidence.NUMERIC, _uniform_cases, _judge_uniform, reconstructed=True),
+              Evidence.NUMERIC, _uniform_cases, _judge_uniform, reconstructed=True, scope="at alpha = 0"),
         Check("prop3.uniform_symbolic", "Proposition 3 (alpha = 0, all d)",
               "max_s inf_beta L_s(0, beta) = 1/2 - (d-2)/(2(d-1) ln(d-1)) >= 1/2 - 1/(4 ln 2) >= c2 "
               "for every d >= 3", Evidence.SYMBOLIC,
-              single_case("all d >= 3"), _judge_uniform_symbolic, reconstructed=True),
+              single_case("all d >= 3"), _judge_uniform_symbolic, reconstructed=True, scope="at alpha = 0"),
         Check("prop3.floor", "Proposition 3",
               "min over searched alpha of max_s inf_beta L_s(alpha, beta) >= c2",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
+        Check("prop3.all_attention", "Proposition 3 (every attention, certified)",
+              "for every alpha in R^d some s has inf_beta L_s(alpha, beta) >= c2: the cube of "
+              "successive ratios tiled by boxes proved by Arb enclosures (d = 3, 4)",
+              Evidence.CERTIFIED, _cube_cases(CUBE_D), _judge_all_attention, reconstructed=True,
+              reach=Reach.RANGE, scope="every alpha"),
+        Check("prop3.sharp", "Proposition 3's best constant (certified)",
+              "min over alpha of max_s inf_beta L_s(alpha, beta) = F(0) = 1/2 - (d-2)/(2(d-1) "
+              "ln(d-1)), attained only at alpha = 0 (d = 3 by default, 4 in the full profile)",
+              Evidence.CERTIFIED, _cube_cases(SHARP_D), _judge_sharp, reconstructed=True,
+              reach=Reach.RANGE, scope="min over alpha = F(0), every alpha"),
         Check("prop3.certified_floor", "Proposition 3 (at the found point)",
               "inf_beta L_s(alpha, beta) >= c2 at the worst alpha and s prop3.floor found (Arb ball)",
               Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
     ),
     calibrations=(
-        Calibration("prop3.c2", ("prop3.floor", "prop3.certified_floor"), "d = 3, where the smallest floor (0.13933) was found and c2 = 1/10 set from it",
-                    lambda params: params.get("d") == 3),
+        Calibration("prop3.c2", ("prop3.uniform", "prop3.uniform_symbolic", "prop3.floor",
+                                 "prop3.certified_floor"),
+                    "d = 3, where the smallest floor (0.13933 = 1/2 - 1/(4 ln 2), alpha = 0) was "
+                    "found and c2 = 1/10 set from it; the statement over every d >= 3 rests on "
+                    "that value", c2_calibrated),
     ),
 )

@@ -16,15 +16,16 @@ solves it for all d targets from one eigen-decomposition of Q (secular equation
 
 Numbers.  Searches run on the float64 path (:func:`verify.engine.general.head_moments_float` for
 the cross-head blocks, at coarse steps ``SEARCH_STEPS``); the worst attention found is recomputed
-at the engine's default steps, and its floor carries the bound
-|delta floor| <= 1/2 ||dQ||_F R^2 + 2 ||dm|| R from the quadrature error estimates (the value of a
-quadratic over the ball moves by at most the sup of the perturbation over the ball).  The floor
+at the engine's default steps, and its floor carries the error ESTIMATE
+|delta floor| <= 1/2 ||dQ||_F R^2 + 2 ||dm|| R, with dQ, dm the quadrature's step-halving error
+estimates (the value of a quadratic over the ball moves by at most the sup of the perturbation
+over the ball: a bound only if dQ, dm were, which they are not).  The floor
 of the worst attention found is then recomputed with the mpmath engine and the trust region solved
 in mpmath: for H = 1 with :func:`verify.engine.general.moments` at ``DPS`` digits up to
 ``MP_MAX_D``; for H >= 2 with :func:`verify.engine.general.head_moments` (cross-head blocks by the
 nested integral, 8-50 s per pair of heads at d = 4 depending on the spread of the logits,
 minutes at d = 9) at ``HEADS_DPS`` digits up to ``MP_HEADS_MAX_D``.  Beyond those d the reported floor is the float64 value
-with the bound above.
+with the error estimate above.
 """
 from __future__ import annotations
 
@@ -37,9 +38,10 @@ import numpy as np
 from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..engine import general
 from ..engine.precision import working
-from ..search import argmax, multistart
+from ..search import argmax, decisive, multistart
 from ..engine.certified.balls import precision
-from .common import ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome
+from .common import (ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome,
+                     reference_of)
 
 DPS = 20
 CERT_BITS = 64  # Arb precision of the certified floor
@@ -160,7 +162,8 @@ def floors(d: int, H: int, x, R: float, steps=SEARCH_STEPS) -> np.ndarray:
 
 
 def floor_error(eQ: np.ndarray, eP: np.ndarray, R: float) -> np.ndarray:
-    """Per-target bound 1/2 ||dQ||_F R^2 + 2 ||dm_s|| R on the floor's error."""
+    """Per-target error ESTIMATE 1/2 ||dQ||_F R^2 + 2 ||dm_s|| R of the floor (from the
+    step-halving estimates eQ, eP: an estimate, not a bound)."""
     return 0.5 * np.linalg.norm(eQ) * R**2 + 2.0 * np.linalg.norm(eP, axis=0) * R
 
 
@@ -293,7 +296,8 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
             return Outcome(case.label, None, None, Evidence.SEARCH,
                            f"float64 floor {fl[s]:.12f} +- {err:.1e} and mpmath floor "
                            f"{mpmath.nstr(mv, 12)} +- {mpmath.nstr(me, 2)} disagree at s={s}")
-        route = (f"mpmath {dps} digits (error {mpmath.nstr(me, 2)}; float64 {fl[s]:.10f})")
+        route = (f"mpmath {dps} digits (error estimate {mpmath.nstr(me, 2)}; float64 "
+                 f"{fl[s]:.10f})")
         value, err = mv, me
     with mpmath.workdps(30):
         value = mpmath.mpf(value)
@@ -306,7 +310,7 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"{res.effort['evaluations']} float floor evaluations, {res.effort['starts']} starts, "
               f"seed {seed}; best per family: {fams}")
     return lower_outcome(case, value, value - err, value + err, c4, Evidence.SEARCH, detail,
-                         values={"floor": float(value), "H": H,
+                         values={"floor": float(value), "floor_error": float(err), "H": H,
                                  "evaluations": res.effort["evaluations"],
                                  "x": [float(a) for a in res.x], "s": s})
 
@@ -318,11 +322,21 @@ def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -
             if c.params["H"] == 1 or c.params["d"] <= CERT_HEADS_MAX_D[profile]]
 
 
+INPUT_BITS = 30  # the float solver's minimiser and multiplier, rounded before the Arb
+# evaluation (as search.decisive rounds every search decision): their last bits differ between
+# machines (LAPACK's eigh), and the minimiser lies on the sphere ||b|| = R, where the last bits
+# decided whether it was proved feasible (then its loss) or first scaled inside by 1 - 2^-20:
+# the upper end moved in the 8th digit (0.1693802651 against 0.1693802861)
+
+
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
     """The floor at the worst attention prop4.floor found, as a ball: a lower bound by weak
     duality at the float solver's multiplier (1 - mu R^2/2 - 2 m'(Q + mu I)^-1 m, any mu >= 0)
     and an upper bound by the loss at the float minimiser (made feasible), both in Arb
-    (Q, m from :func:`verify.engine.certified.heads.head_system`)."""
+    (Q, m from :func:`verify.engine.certified.heads.head_system`); minimiser and multiplier are
+    rounded to INPUT_BITS significant bits first (any mu >= 0 and any feasible b are valid), so
+    the ball does not depend on the float solver's last bits.  prop4.floor's value (mpmath or
+    float64, with its error estimate) must lie in the ball (a second route)."""
     from flint import arb
 
     from ..engine.certified.floors import dual_floor, feasible_upper
@@ -336,24 +350,28 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     R = radius(d, constants)
     Q, P = head_system(d, H, x, CONFIRM_STEPS)
     B, mu, _ = trust_region(Q, 2.0 * P, R)
+    b = [float(v) for v in decisive(B[:, s], INPUT_BITS)]
+    mu_s = float(decisive(max(float(mu[s]), 0.0), INPUT_BITS))
     Qb, mb = ball_system(d, s, np.reshape(x, (H, d)).tolist(), CERT_BITS)
     scale = constants["prop4.radius_scale"]
     with precision(CERT_BITS):
         R2 = arb(scale.numerator) ** 2 / arb(scale.denominator) ** 2 * arb(d).sqrt()
-    lower = dual_floor(Qb, mb, R2, float(mu[s]), CERT_BITS)
-    upper = feasible_upper(Qb, mb, [float(b) for b in B[:, s]], R2, CERT_BITS)
+    lower = dual_floor(Qb, mb, R2, mu_s, CERT_BITS)
+    upper = feasible_upper(Qb, mb, b, R2, CERT_BITS)
     ball = lower if upper is None else lower.union(upper)
     detail = (f"inf over ||B||_F <= d^(1/4) of L_s at s={s}, H={H}, attention "
               f"{fmt_vector(x, 3, 12, relative=True)} (prop4.floor's worst point; dual bound at "
-              f"mu = {float(mu[s]):.6g}, upper bound "
-              f"{'at the float minimiser' if upper is not None else 'not proved feasible'}; Arb, "
-              f"{CERT_BITS} bits)")
-    return ball_outcome(case, ball, constants["prop4.c4"], detail)
+              f"mu = {mu_s:.6g}, upper bound "
+              f"{'at the float minimiser' if upper is not None else 'not proved feasible'} "
+              f"(both rounded to {INPUT_BITS} bits); Arb, {CERT_BITS} bits)")
+    return ball_outcome(case, ball, constants["prop4.c4"], detail,
+                        reference=reference_of(found, "floor", "floor_error"))
 
 
 RESULT = Result(
     id="prop4",
     name="Proposition 4",
+    short="At most sqrt(d) heads, attention fixed: some target keeps risk >= c4",
     statement="H <= head_factor sqrt(d) heads, fixed attention, ||B||_F <= d^(1/4): some s has inf_B L_s >= c4",
     hypotheses="d >= 3; constants c4 and head_factor lost, measured here; radius d^(1/4) (text)",
     constants=("prop4.c4", "prop4.head_factor", "prop4.radius_scale"),
@@ -370,7 +388,7 @@ RESULT = Result(
     calibrations=(
         Calibration("prop4.c4", ("prop4.floor", "prop4.certified_floor"), "d = 4 with H = 2, where the smallest floor (0.16938) was found and c4 = 1/10 set from it",
                     lambda params: params.get("d") == 4 and params.get("H") == 2),
-        Calibration("prop4.head_factor", ("prop4.floor",),
+        Calibration("prop4.head_factor", ("prop4.floor", "prop4.certified_floor"),
                     "d = 4 (every H): 1 is the largest integer f whose H = floor(f sqrt(d)) heads "
                     "keep the floor >= c4 there (H = 2: 0.169; H = 4: 0.0187)",
                     head_factor_calibrated),

@@ -28,7 +28,8 @@ from ..engine.logits import GAP_CAP, compress, compress_mp  # effect of the cap:
 from ..engine.one_step import FloorSearch, target_classes
 from ..engine.precision import working
 from ..search import SearchResult, decisive, nelder_mead
-from .common import ball_outcome, constant, dedicated_outcome, floor_outcome, fmt_vector
+from .common import (ball_outcome, constant, dedicated_outcome, floor_outcome, fmt_vector,
+                     reference_of)
 from .thm1_steps import STEPS
 
 # --------------------------------------------------------------------------- search settings
@@ -182,13 +183,15 @@ def reevaluate_symmetric(d: int, s: int, beta0: np.ndarray, eta: float, dps: int
         if capped:
             B = max(abs(ev.point.beta_s), abs(ev.point.beta_j)) + 1
             err += 8 * (B + 2) * B * (d - 1) * mpmath.exp(-GAP_CAP)
-        return ev.loss, err
+        return ev.loss, err, {"capped": bool(capped)}
 
 
 def reevaluate(d: int, s: int, beta0: np.ndarray, eta: float, dps: int) -> tuple:
     """min_beta L_s(alpha'_s, beta) on the mpmath path: alpha'_s from the mpmath gradient at
     alpha = 0 (beta0 read exactly from its float64 values), gaps capped as in the search.
-    Returns (value, error) with the infimum in [value - error, value + error]."""
+    Returns (value, error, step) with the infimum in [value - error, value + error] (an
+    estimate) and ``step`` saying whether a gap was capped and, on the general route, the
+    attention alpha'_s rounded to float64 (``alpha``: the point thm1.certified_floor judges)."""
     from ..engine import general
 
     if d >= SYMMETRIC_FROM and _symmetric_for(beta0, s):
@@ -208,7 +211,7 @@ def reevaluate(d: int, s: int, beta0: np.ndarray, eta: float, dps: int) -> tuple
             # E[m] = d - 1; doubled for both minimisers
             B = max(abs(b) for b in opt.beta) + 1
             err += 4 * (B + 2) * B * (d - 1) * mpmath.exp(-GAP_CAP) * 2
-        return opt.loss, err
+        return opt.loss, err, {"capped": bool(capped), "alpha": [float(a) for a in alpha]}
 
 
 # ------------------------------------------------- the sub-case beta_s > d/4 (text: >= 1/2080)
@@ -323,7 +326,7 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
     res = search_floor(d, prm["seed"], prm["random"], prm["starts"], prm["evals"], prm["n_eta"],
                        prm["adversarial"], prm.get("family_evals", 0))
     at = res.extra
-    value, err = reevaluate(d, at["s"], res.x, at["eta"], prm["dps"])
+    value, err, step = reevaluate(d, at["s"], res.x, at["eta"], prm["dps"])
     eff = res.effort
     ln = at["learnable"]
     where = f"beta0 = {res.family} {fmt_vector(res.x)}, eta = {at['eta']:.4g}, s* = {at['s']}"
@@ -338,27 +341,40 @@ def _judge_floor(case: Case, constants: Constants) -> Outcome:
               f"{' (the first below 1e-12)' if ln['value'] < LEARNED else ''} = {ln['value']:.3g} "
               f"(s = {ln['s']}, beta0 = {ln['name']}, eta = {ln['eta']:.3g})")
     return floor_outcome(case, res.value, value, err, c3, detail,
-                         {"floor": float(value), "evaluations": eff["F_evaluations"], "s": at["s"],
-                          "beta0": [float(b) for b in res.x], "eta": float(at["eta"])})
+                         {"floor": float(value), "floor_error": float(err),
+                          "evaluations": eff["F_evaluations"], "s": at["s"],
+                          "beta0": [float(b) for b in res.x], "eta": float(at["eta"]), **step})
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
-    """The floor at thm1.floor's worst (beta0, eta, s) as a ball (engine.certified.one_step)."""
+    """The floor at thm1.floor's worst (beta0, eta, s) as a ball (engine.certified.one_step):
+    on the four-scalar route at the exact one-step gap (a ball, from the Arb gradient), on the
+    general route at thm1.floor's 20-digit mpmath step alpha'_s rounded to float64 (so within
+    2^-53 of alpha'_s in each logit, and the same on every machine).  Gaps above GAP_CAP are
+    capped as the search caps them: then the ball is of the floor at the capped attention (each
+    gamma moves by at most 2 m e^-GAP_CAP in l1 on a word of length m; proofs/thm1.md), and the
+    detail says so.  thm1.floor's mpmath value must lie in the ball (a second route)."""
     from ..engine.certified.one_step import certified_floor
 
-    v = dedicated_outcome("thm1.floor", case, constants).values
+    found = dedicated_outcome("thm1.floor", case, constants)
+    v = found.values
     if "beta0" not in v:
         return Outcome(case.label, None, None, Evidence.CERTIFIED, "thm1.floor gave no point")
     d, s, eta, beta0 = case.params["d"], v["s"], v["eta"], np.asarray(v["beta0"], dtype=float)
-    ball, route = certified_floor(d, s, beta0, eta, d >= SYMMETRIC_FROM and _symmetric_for(beta0, s))
+    symmetric = d >= SYMMETRIC_FROM and _symmetric_for(beta0, s)
+    ball, route = certified_floor(d, s, beta0, eta, None if symmetric else v["alpha"])
+    capped = (f"gaps above {GAP_CAP:g} capped as in the search: the floor at the capped attention"
+              if v.get("capped") else f"no logit gap above {GAP_CAP:g}, none capped")
     detail = (f"min_beta L_s(alpha'_s, beta) at beta0 = {fmt_vector(beta0, limit=12)}, eta = "
-              f"{eta:.6g}, s = {s} (thm1.floor's worst point; {route})")
-    return ball_outcome(case, ball, constants["thm1.c3"], detail)
+              f"{eta:.6g}, s = {s} (thm1.floor's worst point; {route}; {capped})")
+    return ball_outcome(case, ball, constants["thm1.c3"], detail,
+                        reference=reference_of(found, "floor", "floor_error"))
 
 
 RESULT = Result(
     id="thm1",
     name="Theorem 1",
+    short="One attention step first, then any output: some target keeps risk >= 1/6912",
     statement="one attention step from alpha = 0, then any output: some s has L_s >= c3 = 1/6912",
     hypotheses="d >= 9, beta0 independent of s, any eta >= 0 (statement reconstructed, constants text)",
     constants=("thm1.c3", "thm1.c_large_output"),
@@ -368,12 +384,14 @@ RESULT = Result(
         Check("thm1.large_output", "A.6 case beta_s > d/4 (text: >= 1/2080)",
               "min over beta with beta_s >= d/4 of L_s(alpha'_s, beta) >= c_large_output over "
               "searched beta0, eta and every s", Evidence.SEARCH, _large_cases, _judge_large,
-              reconstructed=True),
+              reconstructed=True, scope="case beta_s > d/4"),
         Check("thm1.floor", "Theorem 1 (measured)",
               "max_s min_beta L_s(-eta grad_alpha L_s(0, beta0), beta) >= c3 over searched beta0, eta",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
         Check("thm1.certified_floor", "Theorem 1 (at the found point)",
-              "min_beta L_s(alpha'_s, beta) >= c3 at thm1.floor's worst beta0, eta, s (Arb ball)",
+              "min_beta L_s(alpha'_s, beta) >= c3 at thm1.floor's worst beta0, eta, s (Arb ball at "
+              "the exact one-step gap, or at the 20-digit step alpha'_s rounded to float64; gaps "
+              "above 25 capped as the search does, the detail says whether any was)",
               Evidence.CERTIFIED, _floor_cases, _judge_certified, reconstructed=True),
     ),
 )

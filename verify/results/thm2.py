@@ -7,24 +7,41 @@ L_s(alpha', beta'') <= eps.  Constants: thm2.C, thm2.eta1_scale, thm2.T_factor.
 """
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from typing import Mapping
 
 import mpmath
 import sympy as sp
 
 from ..checks import (Calibration, Case, Check, Constants, Discrepancy, Evidence, Exhibit, Outcome,
-                      Profile, Result)
+                      Profile, Reach, Result)
 from ..engine.estimate import ErrorKind, Estimate
 from ..engine.plans import ThreePhase, three_phase
 from ..engine.symmetric import attention_state
-from .common import grid, ratio_outcome, smallest_passing
+from .common import (difference_outcome, error_text, grid, ratio_outcome, single_case,
+                     smallest_passing)
 from .plan_schedule import DPS, boundary, case_schedule, plan_cases, plan_for, schedule
+
+
+CALIBRATION_D = (3, 8)  # thm2.C was chosen on the boundary schedule at d = 3..8 (every eps)
 
 
 def calibrated(params: Mapping[str, object]) -> bool:
     """The cases thm2.C was chosen on (proofs/constants.toml): the boundary schedule at d = 3..8;
-    every other d, and every interior schedule, is held out."""
-    return boundary(params) and 3 <= int(params["d"]) <= 8
+    every other d, and every interior schedule, is held out.  A certified box (params d_lo,
+    d_hi) is in-sample when it contains one of them (:func:`box_calibration`)."""
+    if "d_lo" in params:
+        return box_calibration(params) is not None
+    return boundary(params) and CALIBRATION_D[0] <= int(params["d"]) <= CALIBRATION_D[1]
+
+
+def box_calibration(params: Mapping[str, object]) -> tuple[int, int] | None:
+    """(first, last) integer d of thm2.C's calibration set inside a certified box (its schedule
+    is the boundary one; the calibration covered every eps of the range), or None."""
+    lo = max(CALIBRATION_D[0], math.ceil(float(params["d_lo"])))
+    hi = min(CALIBRATION_D[1], math.floor(float(params["d_hi"])))
+    return (lo, hi) if lo <= hi else None
 
 
 def two_precisions(case: Case, constants: Constants, quantity, own_error=0) -> Estimate:
@@ -50,10 +67,12 @@ def _judge_final(case: Case, constants: Constants) -> Outcome:
 
 
 def _judge_hypotheses(case: Case, constants: Constants) -> Outcome:
-    """The configured constants against the theorem's hypotheses, for all d >= 3 and eps in
-    (0, 1): eta1 = eta1_scale sqrt(d) <= sqrt(d) iff eta1_scale <= 1, and T = ceil(T_factor d
-    ln(16d/eps)) >= 4d ln(16d/eps) (A.7) iff T_factor >= 4, as ln(16d/eps) > 0; eta3 = 1 is built
-    in.  The 1 and the 4 are the paper's, typed here, not read from the constants."""
+    """A configuration check (not a claim of the paper, never counted as a pass): the configured
+    constants against the theorem's hypotheses, for all d >= 3 and eps in (0, 1): eta1 =
+    eta1_scale sqrt(d) <= sqrt(d) iff eta1_scale <= 1, and T = ceil(T_factor d ln(16d/eps)) >=
+    4d ln(16d/eps) (A.7) iff T_factor >= 4, as ln(16d/eps) > 0; eta3 = 1 is built in.  The 1 and
+    the 4 are the paper's, typed here, not read from the constants.  A violation fails the run:
+    every other check of the result would test a schedule outside the theorem."""
     scale, factor = constants["thm2.eta1_scale"], constants["thm2.T_factor"]
     broken = [text for text, ok in ((f"eta1_scale = {scale} > 1", scale <= 1),
                                     (f"eta1_scale = {scale} <= 0", scale > 0),
@@ -61,28 +80,31 @@ def _judge_hypotheses(case: Case, constants: Constants) -> Outcome:
     slack = min(1 - scale, factor - 4)
     detail = "violated: " + ", ".join(broken) if broken else \
         f"eta1_scale = {scale} <= 1 and T_factor = {factor} >= 4: every configured schedule is inside"
-    return Outcome(case.label, not broken, float(slack), Evidence.SYMBOLIC, detail,
+    return Outcome(case.label, not broken, float(slack), Evidence.CONFIGURATION, detail,
                    margin_kind="difference")
 
 
 def _judge_beta1_range(case: Case, constants: Constants) -> Outcome:
-    """beta'_s in (0, 1) and beta'_j in (0, 1/2) (A.7, start of Phase 3)."""
-    b_s, b_j = run_plan_beta1(case, constants)
-    margin = float(min(b_s, 1 - b_s, b_j, mpmath.mpf(1) / 2 - b_j))
-    passed = 0 < b_s < 1 and 0 < b_j < mpmath.mpf(1) / 2
-    return Outcome(case.label, bool(passed), margin, Evidence.NUMERIC,
-                   f"beta'_s = {mpmath.nstr(b_s, 5)}, beta'_j = {mpmath.nstr(b_j, 5)}",
-                   margin_kind="difference")
+    """beta'_s in (0, 1) and beta'_j in (0, 1/2) (A.7, start of Phase 3): the engine's Phase 1
+    with its propagated quadrature error ESTIMATE (eta1 times the gradient's)."""
+    b_s, b_j, err = run_plan_beta1(case, constants)
+    slack = min(b_s, 1 - b_s, b_j, mpmath.mpf(1) / 2 - b_j)
+    est = Estimate(slack, err, ErrorKind.ESTIMATED)
+    return difference_outcome(case, est, Evidence.NUMERIC,
+                              f"beta'_s = {mpmath.nstr(b_s, 5)}, beta'_j = {mpmath.nstr(b_j, 5)}")
 
 
 def run_plan_beta1(case: Case, constants: Constants) -> tuple:
-    """Phase 1 only (cheap): beta' = -eta1 grad_beta L(0, 0) from the engine."""
+    """Phase 1 only (cheap): (beta'_s, beta'_j, error estimate) with beta' = -eta1 grad_beta
+    L(0, 0) from the engine; the error is eta1 times the larger of the two gradient entries'
+    propagated quadrature error estimates."""
     from ..engine.symmetric import SymmetricPoint, evaluate  # engine value, not a closed form
 
     eta1 = case_schedule(case.params, constants)[0]
     origin = evaluate(SymmetricPoint(case.params["d"]), DPS)
     with mpmath.workdps(DPS):
-        return -eta1 * origin.grad["beta_s"], -eta1 * origin.grad["beta_j"]
+        err = eta1 * max(origin.error["beta_s"], origin.error["beta_j"])
+        return -eta1 * origin.grad["beta_s"], -eta1 * origin.grad["beta_j"], err
 
 
 def beta1_out_of_range(params: Mapping[str, object]) -> bool:
@@ -90,23 +112,62 @@ def beta1_out_of_range(params: Mapping[str, object]) -> bool:
     return bool(mpmath.mpf(params["eta1_value"]) >= mpmath.mpf(params["d"]) / 2)
 
 
-def beta1_corrected_hypothesis(case: Case, constants: Constants) -> bool:
-    """The hypothesis under which beta'_s < 1 holds: eta1 < d/2 (beta'_s = 2 eta1/d)."""
-    eta1 = case_schedule(case.params, constants)[0]
-    return bool(eta1 < mpmath.mpf(case.params["d"]) / 2)
+_k = sp.Symbol("k", nonnegative=True)  # d = 3 + k
 
 
-def _corrected_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
-    return [c for c in _cases(profile, constants, options) if beta1_corrected_hypothesis(c, constants)]
+def beta1_corrected() -> dict:
+    """The corrected step 2 of A.7 for every d >= 3 and 0 < eta1 < d/2, from the engine's
+    Phase-1 closed forms (:func:`verify.engine.symbolic.three_phase_closed_forms`, beta' =
+    -eta1 grad_beta L(0, 0), derived from the model): beta'_s = eta1 a(d), beta'_j = eta1 b(d).
+    Returns a, b and SymPy's verdicts on: both linear in eta1 (a, b free of eta1), a, b > 0
+    for d >= 3 (so beta' > 0 for eta1 > 0, increasing in eta1), and at eta1 = d/2 beta'_s <= 1,
+    beta'_j < 1/2 (so beta'_s < 1 and beta'_j < 1/2 for every eta1 < d/2)."""
+    from ..engine import symbolic
+
+    forms = symbolic.three_phase_closed_forms()
+    d, eta1 = symbolic.d, symbolic.eta1
+    a = sp.simplify(forms["beta1_s"] / eta1)
+    b = sp.simplify(forms["beta1_j"] / eta1)
+
+    def on_range(expr: sp.Expr) -> sp.Expr:
+        return sp.simplify(sp.together(expr.subs(d, 3 + _k)))
+
+    return {
+        "a": a, "b": b,
+        "linear": not (a.has(eta1) or b.has(eta1)),
+        "positive": bool(on_range(a).is_positive and on_range(b).is_positive),
+        "s_below_1": bool(on_range(1 - a * d / 2).is_nonnegative),
+        "j_below_half": bool(on_range(sp.Rational(1, 2) - b * d / 2).is_positive),
+    }
+
+
+def _judge_beta1_corrected(case: Case, constants: Constants) -> Outcome:
+    """beta'_s in (0, 1) and beta'_j in (0, 1/2) for every d >= 3 and 0 < eta1 < d/2, proved by
+    SymPy (:func:`beta1_corrected`); the hypothesis eta1 < d/2 is what thm2.beta1_range's
+    discrepancy asks for.  Reads no constant: it holds for every schedule with eta1 < d/2."""
+    r = beta1_corrected()
+    proved = r["linear"] and r["positive"] and r["s_below_1"] and r["j_below_half"]
+    detail = (f"beta'_s = eta1 ({sp.sstr(r['a'])}), beta'_j = eta1 ({sp.sstr(r['b'])}) (engine's "
+              f"Phase-1 closed forms): linear in eta1 {r['linear']}, coefficients > 0 for d >= 3 "
+              f"{r['positive']}; at eta1 = d/2: beta'_s <= 1 {r['s_below_1']}, beta'_j < 1/2 "
+              f"{r['j_below_half']} (SymPy)")
+    return Outcome(case.label, proved, None, Evidence.SYMBOLIC, detail)
 
 
 def _judge_contraction(case: Case, constants: Constants) -> Outcome:
-    plan = plan_for(case, constants)
-    bound = 1 - mpmath.mpf(1) / (8 * case.params["d"])
-    rate = plan.contraction
-    margin = float((1 - rate) * 8 * case.params["d"])  # how many times faster than 1/(8d)
-    return Outcome(case.label, bool(rate <= bound), margin, Evidence.NUMERIC,
-                   f"max|1 - eta3 lambda| = {mpmath.nstr(rate, 8)} vs {mpmath.nstr(bound, 8)}")
+    """max |1 - eta3 lambda| <= 1 - 1/(8d), the rate with its error ESTIMATE (its change when
+    the plan is recomputed 10 digits finer, :func:`two_precisions`).  Margin: how many times
+    faster than 1/(8d) the rate contracts, (1 - rate) 8d."""
+    d = case.params["d"]
+    bound = 1 - mpmath.mpf(1) / (8 * d)
+    rate = two_precisions(case, constants, lambda plan: plan.contraction)
+    with mpmath.workdps(DPS + 10):
+        v, err = rate.value, rate.error
+        passed = True if v + err <= bound else False if v - err > bound else None
+        margin = float((1 - v) * 8 * d)
+    return Outcome(case.label, passed, margin, Evidence.NUMERIC,
+                   f"max|1 - eta3 lambda| = {mpmath.nstr(v, 8)} vs {mpmath.nstr(bound, 8)} "
+                   f"({error_text(rate)})")
 
 
 def initial_distance(plan: ThreePhase) -> mpmath.mpf:
@@ -134,11 +195,43 @@ def delta_error(plan: ThreePhase) -> mpmath.mpf:
     return 2 * state.errors[0]
 
 
+_h = sp.Symbol("h", nonnegative=True)  # 1 - gamma_s on a positive word
+
+
+def optimum_slack() -> dict:
+    """2 delta - L(alpha, 2 e_s) as E[q(1 - gamma_s) 1{y=+1}], for EVERY attention alpha: the
+    loss at beta = 2 e_s and P(y = +1) from the engine's reduction (:func:`verify.engine.
+    symbolic.reduce_symmetric`, family nu: nu_r = E[(1 - gamma_s)^r 1{y=+1}]); beta_j = 0
+    removes every background weight, so the per-word loss depends on gamma_s alone and the
+    tied reduction is exact for any alpha.  delta = 1 - E[gamma_s | y = +1] = nu_1/P(y = +1).
+    Returns the loss, delta, q and SymPy's minimum of q on [0, 1]."""
+    from ..engine import symbolic
+
+    red = symbolic.reduce_symmetric("nu")
+    loss = sp.simplify(red.plain(red.loss).subs({symbolic.beta_s: 2, symbolic.beta_j: 0}))
+    positive = symbolic.prob_positive()
+    delta_expr = symbolic.M[0] / positive
+    slack = sp.expand(2 * delta_expr - loss)
+    moments = {symbolic.M[r]: 0 for r in range(symbolic.MAX_ORDER)}
+    constant = slack.subs(moments)  # E[c] = E[(c/P) 1{y=+1}]
+    q = sp.expand((slack - constant).subs({symbolic.M[r]: _h ** (r + 1)
+                                           for r in range(symbolic.MAX_ORDER)}) + constant / positive)
+    low = sp.calculus.util.minimum(q, _h, sp.Interval(0, 1))
+    return {"loss": loss, "delta": sp.simplify(delta_expr), "q": sp.factor(q), "minimum": low}
+
+
 def _judge_optimum(case: Case, constants: Constants) -> Outcome:
-    plan = plan_for(case, constants)
-    dl = delta(plan)
-    return ratio_outcome(case, plan.optimum.loss, 2 * dl, plan.optimum.error["loss"],
-                         detail=f"L(alpha', beta*) = {mpmath.nstr(plan.optimum.loss, 5)}, 2 delta = {mpmath.nstr(2 * dl, 5)}")
+    """L(alpha, beta*) <= L(alpha, 2 e_s) <= 2 delta for every attention alpha (so at alpha'),
+    beta* the minimiser of the convex L(alpha, .): SymPy writes 2 delta - L(alpha, 2 e_s) =
+    E[q(1 - gamma_s) 1{y=+1}] and finds min q >= 0 on [0, 1] (:func:`optimum_slack`).  An
+    identity of the model: it holds whatever the schedule (reads no constant); proofs/thm2.md."""
+    r = optimum_slack()
+    proved = bool(r["minimum"].is_nonnegative)
+    detail = (f"L(alpha, 2e_s) = {sp.sstr(r['loss'])}, delta = {sp.sstr(r['delta'])} (nu_r = "
+              f"M_r = E[(1-gamma_s)^r 1{{y=1}}]); 2 delta - L(alpha, 2e_s) = E[q(1-gamma_s) "
+              f"1{{y=1}}], q(h) = {sp.sstr(r['q'])}, min on [0,1] = {sp.sstr(r['minimum'])} "
+              f"(SymPy); L* <= L(alpha, 2e_s) as beta* minimises")
+    return Outcome(case.label, proved, None, Evidence.SYMBOLIC, detail)
 
 
 def _judge_delta(case: Case, constants: Constants) -> Outcome:
@@ -256,44 +349,59 @@ def _symbolic_cases(profile: Profile, constants: Constants, options: Mapping) ->
 def _certified_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
     from ..certify.outcomes import certified_cases
 
-    return certified_cases("thm2", profile, options)
+    return certified_cases("thm2-4d", profile, options)
 
 
 def _judge_certified(case: Case, constants: Constants) -> Outcome:
-    """Every real (d, eps) of a box at once, by ball arithmetic (verify/certify)."""
+    """Every real (d, eps) of a box and every step size the hypotheses allow, at once, by ball
+    arithmetic over (ln d, ln eps, eta1/sqrt(d), eta2_min/eta2) (verify/certify,
+    proofs/hypothesis-range.md); the outcome
+    says which of thm2.C's calibration cases the box contains (then the report counts the box
+    in-sample for thm2.C: one verdict covers both, proofs/thm2.md)."""
     from ..certify.outcomes import judge_certified
 
-    return judge_certified("thm2", case, constants)
+    out = judge_certified("thm2-4d", case, constants)
+    inside = box_calibration(case.params)
+    if inside is None:
+        return replace(out, detail=out.detail + "; the box holds none of thm2.C's calibration "
+                                                "cases (held out)")
+    return replace(out, detail=out.detail + (
+        f"; the box contains thm2.C's calibration cases (the boundary schedule at d = "
+        f"{inside[0]}..{inside[1]}, every eps): counted in-sample for thm2.C, although its part "
+        f"d > {CALIBRATION_D[1]} holds none of them"))
 
 
 RESULT = Result(
     id="thm2",
     name="Theorem 2",
+    short="Output step, attention step, output training: risk <= eps for every target",
     statement="the three-phase plan reaches L_s(alpha', beta'') <= eps for every s",
     hypotheses="d >= 3, eps in (0,1); eta1 <= sqrt(d), eta2 = C d^2/eta1 ln(d/eps), eta3 = 1, T >= 4d ln(16d/eps) (step sizes reconstructed)",
     constants=("thm2.C", "thm2.eta1_scale", "thm2.T_factor"),
     document="proofs/thm2.md",
     checks=(
         Check("thm2.certified_box", "Theorem 2 and A.7 (certified)",
-              "L_s(alpha', beta'') <= eps and the A.7 steps (contraction, initial distance, optimum, delta) for every real d, eps in the box", Evidence.CERTIFIED, _certified_cases, _judge_certified,
-              reconstructed=True),  # the schedule's step sizes are reconstructed
+              "L_s(alpha', beta'') <= eps and the A.7 steps (contraction, initial distance, optimum, delta) for every real d, eps in the box, every 0 < eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, every integer T >= ceil(4d ln(16d/eps))", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              reconstructed=True, reach=Reach.RANGE),  # the schedule's step sizes are reconstructed
         Check("thm2.hypotheses", "Theorem 2 (hypotheses)",
-              "configured constants inside the hypotheses: eta1_scale <= 1 (eta1 <= sqrt(d)), "
-              "T_factor >= 4 (T >= 4d ln(16d/eps))", Evidence.SYMBOLIC, _symbolic_cases,
-              _judge_hypotheses),
+              "configuration (not counted): the configured constants inside the hypotheses, "
+              "eta1_scale <= 1 (eta1 <= sqrt(d)), T_factor >= 4 (T >= 4d ln(16d/eps))",
+              Evidence.CONFIGURATION, _symbolic_cases, _judge_hypotheses),
         Check("thm2.final", "Theorem 2", "L_s(alpha', beta'') <= eps", Evidence.NUMERIC,
               _cases, _judge_final, reconstructed=True),
         Check("thm2.beta1_range", "A.7 Phase 3 start", "beta'_s in (0,1), beta'_j in (0,1/2)",
               Evidence.NUMERIC, _cases, _judge_beta1_range),
         Check("thm2.beta1_range_corrected", "A.7 Phase 3 start (corrected)",
-              "beta'_s in (0,1), beta'_j in (0,1/2) when eta1 < d/2", Evidence.NUMERIC,
-              _corrected_cases, _judge_beta1_range),
+              "beta'_s in (0,1), beta'_j in (0,1/2) for every d >= 3 and 0 < eta1 < d/2",
+              Evidence.SYMBOLIC, single_case("all d >= 3, 0 < eta1 < d/2"), _judge_beta1_corrected),
         Check("thm2.contraction", "A.7 Phase 3", "GD on beta contracts by 1 - 1/(8d) per step",
               Evidence.NUMERIC, _cases, _judge_contraction),
         Check("thm2.initial_distance", "A.7 Phase 3", "||beta' - beta*||^2 <= 16d",
               Evidence.NUMERIC, _cases, _judge_initial_distance),
-        Check("thm2.optimum", "A.7 Phase 3", "L(alpha', beta*) <= 2 delta, 1 - delta = E[gamma'_s | y=1]",
-              Evidence.NUMERIC, _cases, _judge_optimum),
+        Check("thm2.optimum", "A.7 Phase 3",
+              "L(alpha, beta*) <= L(alpha, 2e_s) <= 2 delta, 1 - delta = E[gamma_s | y=1], for every "
+              "attention alpha (so at alpha')", Evidence.SYMBOLIC,
+              single_case("every attention alpha, d >= 2"), _judge_optimum),
         Check("thm2.delta", "A.7 end", "2 delta <= eps/2 after Phase 2", Evidence.NUMERIC,
               _cases, _judge_delta, reconstructed=True),
         Check("thm2.T_chain", "A.7 Phase 3", "8d(1-1/(8d))^(2T) <= 8d e^(-T/(4d)) <= eps/2",
@@ -318,8 +426,8 @@ RESULT = Result(
                  ("ratio", "ratio"))),
     ),
     calibrations=(
-        Calibration("thm2.C", ("thm2.final", "thm2.contraction", "thm2.initial_distance",
-                               "thm2.optimum", "thm2.delta"),
+        Calibration("thm2.C", ("thm2.certified_box", "thm2.final", "thm2.contraction",
+                               "thm2.initial_distance", "thm2.delta"),
                     "the boundary schedule at d = 3..8 (every eps)", calibrated),
     ),
     discrepancies={

@@ -4,7 +4,7 @@ Every number here is a ball ``mid +- rad`` that contains the true value: roundin
 quadrature's truncation (``acb.integral`` bounds it rigorously) and the integral's tail beyond the
 cut (proofs/tail-bound.md) are all inside the radius.  The integrand and the loss polynomials are
 the mpmath engine's own (:func:`verify.engine.expectations.moment_integrand`,
-:func:`verify.engine.symbolic.lambdify_generic`), run on another number type.
+:func:`verify.engine.symbolic.form_source`), run on another number type.
 
 Modules: :mod:`.balls` (precision, the backend of the four-scalar integrand), :mod:`.moments` and
 :mod:`.symmetric` (the four-scalar engine), :mod:`.general` (the general engine's kernels on balls:

@@ -196,6 +196,95 @@ def dilog_q(x: Any) -> Any:
     return increasing(x, lambda y: ((y - 2) / (y - 1)).polylog(2))
 
 
+def _bump(k: int, lo: Any, hi: Any) -> Any:
+    """x^k e^(-x) over x in [lo, hi] (0 < lo <= hi, hi possibly +inf): it rises to its maximum
+    k^k e^(-k) at x = k and falls to 0 as x -> inf, so the range is the hull of its values at
+    the ends, and of the maximum when k lies between them."""
+    def at(x):
+        return arb(0) if not x.is_finite() else _ipow(x, k) * (-x).exp()
+
+    out = at(lo).union(at(hi))
+    return out.union(at(arb(k))) if lo <= k and (not hi.is_finite() or hi >= k) else out
+
+
+def saturating_exp(G: Any, v: Any) -> Any:
+    """``b = e^(-G/v)`` for ``G > 0``, ``v >= 0``, extended by 0 at ``v = 0`` (there ``b`` and
+    all its derivatives tend to 0: the extension is smooth).  ``G`` and ``v`` are duals with one
+    gradient layout, or balls.  With ``x = G/v`` in ``[G_lo/v_hi, G_hi/v_lo]`` (``+inf`` when
+    ``v_lo = 0``) the partials ``db/dG = -x e^(-x)/G`` and ``db/dv = x^2 e^(-x)/G`` are
+    enclosed through :func:`_bump`, bounded up to and including ``v = 0``, where the chain rule
+    through ``G/v`` would multiply 0 by an unbounded ball (proofs/hypothesis-range.md)."""
+    gv, vv = value(G), value(v)
+    if not (gv > 0 and vv.upper() >= 0):
+        raise ArithmeticError("saturating_exp needs G > 0 and v >= 0")
+    if vv == 0:  # the limit itself (a point): b = 0 and every partial 0
+        return Dual(arb(0), [0 * a for a in G.g]) if isinstance(G, Dual) else arb(0)
+    g_lo, g_hi = _ends(gv)
+    v_lo, v_hi = _ends(vv)
+    # v is defined on [0, inf): a ball of [0, v1] reaches below 0 only by its rounded radius
+    v_lo = v_lo if v_lo > 0 else arb(0)
+    x_lo = g_lo / v_hi
+    x_hi = g_hi / v_lo if v_lo > 0 else arb("inf")
+    b = (-x_lo).exp().union(arb(0) if not x_hi.is_finite() else (-x_hi).exp())
+    if not isinstance(G, Dual):
+        return b
+    inv = inverse(gv)
+    d_g, d_v = -mul(_bump(1, x_lo, x_hi), inv), mul(_bump(2, x_lo, x_hi), inv)
+    grad = [d_g * a + d_v * c for a, c in zip(G.g, v.g)]
+    if G.c is None:
+        return Dual(b, grad)
+    return Dual(b, grad, _point_saturating(G.c, v.c), G.dx)
+
+
+def doubly_saturating(K: Any, tau: Any) -> Any:
+    """``s e^(-s)`` with ``s = K e^(1/tau - 1)`` for ``K > 0``, ``tau`` in ``[0, 1]``, extended by 0
+    at ``tau = 0`` (``s -> inf``; every derivative tends to 0): Corollary 1's slow Phase-3 term
+    ``c (1 - lambda)^(2T)/eps`` at ``T = 72/eps``, ``eps = e^(1 - 1/tau)`` (proofs/
+    hypothesis-range.md, section 9).  ``d/dK = (s - s^2) e^(-s)/K``; ``d/dtau = -(s - s^2)
+    e^(-s)/tau^2``, bounded at ``tau_lo = 0`` (where 1/tau = 1 + ln(s/K) <= 1 + ln(s/K_lo)) by its
+    value at ``s_lo`` once ``s_lo >= 4``: ``(s + s^2) e^(-s) (1 + ln(s/K_lo))^2`` decreases there
+    (its log-derivative is <= 9/20 - 1 + 1/2 < 0 for s >= 4, ln(s/K_lo) >= 0).  Else, at
+    ``tau_lo = 0``, no enclosure (ArithmeticError: the box is split)."""
+    kv, tv = value(K), value(tau)
+    if not (kv > 0 and tv.upper() >= 0 and tv.upper() <= 1):
+        raise ArithmeticError("doubly_saturating needs K > 0 and 0 <= tau <= 1")
+    k_lo, k_hi = _ends(kv)
+    t_lo, t_hi = _ends(tv)
+    t_lo = t_lo if t_lo > 0 else arb(0)
+    if t_hi == 0:  # the limit itself
+        return Dual(arb(0), [0 * a for a in K.g]) if isinstance(K, Dual) else arb(0)
+    s_lo = k_lo * (1 / t_hi - 1).exp()
+    s_hi = k_hi * (1 / t_lo - 1).exp() if t_lo > 0 else arb("inf")
+    out = _bump(1, s_lo, s_hi)
+    if not isinstance(K, Dual):
+        return out
+    slope = (_bump(1, s_lo, s_hi) - _bump(2, s_lo, s_hi))  # (s - s^2) e^-s
+    d_k = mul(slope, inverse(kv))
+    if t_lo > 0:
+        d_t = -mul(slope, inverse(power(tv, 2)))
+    elif s_lo >= 4:
+        m = (s_lo + s_lo * s_lo) * (-s_lo).exp() * (1 + (s_lo / k_lo).log()) ** 2
+        d_t = (-m).union(m)
+    else:
+        raise ArithmeticError("doubly_saturating: s not yet large enough at tau = 0")
+    grad = [d_k * a + d_t * c for a, c in zip(K.g, tau.g)]
+    if K.c is None:
+        return Dual(out, grad)
+    return Dual(out, grad, _point_doubly(K.c, tau.c), K.dx)
+
+
+def _point_doubly(k: Any, t: Any) -> Any:
+    if t == 0:
+        return arb(0)
+    s = k * (1 / t - 1).exp()
+    return s * (-s).exp()
+
+
+def _point_saturating(g: Any, v: Any) -> Any:
+    """e^(-g/v) at a point (0 for v = 0)."""
+    return arb(0) if v == 0 else (-g / v).exp()
+
+
 def tighten(plain: Any, centre: Any, g: tuple, dx: tuple) -> Any:
     """The mean-value enclosure ``centre + sum g_i dx_i`` intersected with ``plain`` (both
     enclose the function on the box; a non-finite one is dropped)."""

@@ -38,8 +38,8 @@ class BallMoments:
 def log_break_points(s: MomentSetup) -> list[float]:
     """ln of the integrand's scales (see :func:`verify.engine.expectations.scales`), from the
     balls' midpoints: where to split is a choice, not a claim, so floats are enough."""
-    lc = [math.log(float(s.c_target.mid())), math.log(float(s.c_back.mid()))]
-    lp = math.log(float(s.p.mid()))
+    lc = [_log_mid(s.c_target), _log_mid(s.c_back)]
+    lp = _log_mid(s.p)
     l_max, l_min = max(lc), min(lc)
     l_mean = l_max + math.log1p(math.exp(l_min - l_max)) - math.log(2)
     inner = sorted({lp - l_max, lp - l_mean, -l_max, -l_mean, -l_min})
@@ -48,6 +48,13 @@ def log_break_points(s: MomentSetup) -> list[float]:
         if u > merged[-1] + math.log(MERGE_RATIO):
             merged.append(u)
     return merged
+
+
+def _log_mid(x: arb) -> float:
+    """ln of a positive ball's midpoint as a float, also when the midpoint is below the float
+    range (a background weight e^-gap at gaps beyond 700)."""
+    mid = float(x.mid())
+    return math.log(mid) if mid > 1e-300 else float(x.mid().log())
 
 
 def gap_log(s: MomentSetup) -> arb:

@@ -1,7 +1,7 @@
 """Loss, gradient and the three-phase plan at background-symmetric parameters, on Arb balls.
 
 The same SymPy reduction as :mod:`verify.engine.symmetric` (exact rational coefficients, see
-:func:`verify.engine.symbolic.lambdify_generic`) evaluated on the ball moments of
+:func:`verify.engine.symbolic.form_source`) evaluated on the ball moments of
 :mod:`verify.engine.certified.moments`; Phase 1 and Phase 2 from their closed forms
 (:func:`verify.engine.symbolic.three_phase_closed_forms`), Phase 3 from the 2x2 quadratic:
 
@@ -17,13 +17,15 @@ from functools import lru_cache
 
 from flint import arb
 
-from ..symbolic import (GRAD_KEYS, Family, lambdify_gap_rate, lambdify_phases, lambdify_reduction,
+from ..symbolic import (GRAD_KEYS, Family, lambdify_gap_rate, lambdify_gap_rate_parts,
+                        lambdify_phase1_rates, lambdify_phases, lambdify_reduction,
                         reduce_symmetric)
 from .balls import ARB, precision
 from .dual import dilog_q
 from .moments import ball_moments
 
-NAMESPACE = {"mpf": ARB.number, "log": lambda x: x.log(), "polylog": lambda s, z: z.polylog(s),
+NAMESPACE = {"mpf": ARB.number, "log": lambda x: x.log(), "sqrt": lambda x: x.sqrt(),
+             "polylog": lambda s, z: z.polylog(s),
              "dilog_q": dilog_q}
 KEYS = ("loss", *GRAD_KEYS)
 
@@ -44,6 +46,18 @@ def arb_phases():
 def arb_gap_rate():
     """d^2 (grad2_alpha_s - grad2_alpha_j)/eta1 in closed form as a function of Arb balls."""
     return lambdify_gap_rate(NAMESPACE)
+
+
+@lru_cache(maxsize=None)
+def arb_gap_rate_parts():
+    """[r0, sqrt(d) r1] with the gap rate r0 + eta1 r1 (symbolic.gap_rate_parts) on Arb balls."""
+    return lambdify_gap_rate_parts(NAMESPACE)
+
+
+@lru_cache(maxsize=None)
+def arb_phase1_rates():
+    """[beta'_s/eta1, beta'_j/eta1] (Phase 1 is linear in eta1) on Arb balls."""
+    return lambdify_phase1_rates(NAMESPACE)
 
 
 @dataclass(frozen=True)

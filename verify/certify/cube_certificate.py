@@ -1,0 +1,267 @@
+"""Certificates of the cube branch and bound (format 2), their recheck, and the registry's
+certified outcomes for Propositions 2 and 3.
+
+A certificate (JSON, format ``verify-certificate/2``) holds the group, the claim in words, the
+axes (``["r2", .., "rd"]``: r_k = e^(alpha_k - alpha_(k-1)) for the symbols numbered 1..d by
+decreasing logit; ``["s", "r2", ..]`` for Proposition 2, where the unit cell [k, k+1] of s is the
+target at position k + 1), the constants, the root, the precision, the fingerprint of the code
+that found it, and every leaf: its box (floats written exactly, as ``float.hex``), depth,
+status, the margin enclosure of its claim and the target that decided it.
+
+:func:`recheck` trusts none of it: the leaves must tile the root (inside it, interiors disjoint,
+volumes summing to the root's, in exact rational arithmetic) and every leaf must be certified
+again by :func:`verify.certify.cube.judge` with a margin that overlaps the stored one.  The trusted
+base is that judge and the enclosures under it (proofs/prop3.md, "Trusted base").
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from .cube import BITS, MAX_DEPTH, PROBLEMS, Problem, Run, branch_and_bound, judge
+
+FORMAT = "verify-certificate/2"
+METHOD = "taylor2"  # second-order Taylor forms of the moments over each box
+CERTIFICATES = Path(__file__).resolve().parent.parent.parent / "certificates"
+FINDING = ("certify/cube.py", "engine/certified/ratios.py", "engine/certified/ratio_floors.py",
+           "engine/certified/jets.py", "engine/certified/gauss.py", "engine/certified/dual.py",
+           "engine/certified/balls.py")
+
+
+def code_fingerprint() -> str:
+    """SHA-256 over the sources that find and judge the leaves."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for name in FINDING:
+        digest.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def flat_box(box) -> list[str]:
+    return [float(x).hex() for side in box for x in side]
+
+
+def leaf_box(values: list[str]) -> tuple:
+    xs = [float.fromhex(v) for v in values]
+    return tuple((xs[i], xs[i + 1]) for i in range(0, len(xs), 2))
+
+
+def certificate(run: Run, constants) -> dict:
+    """The JSON document of a run."""
+    p = run.problem
+    keys = [p.constant] if p.constant else []
+    return {
+        "format": FORMAT, "group": p.group, "claim": p.statement, "axes": p.axes,
+        "constants": {k: str(Fraction(constants[k])) for k in keys},
+        "root": flat_box(p.root), "bits": BITS, "method": METHOD, "code": code_fingerprint(),
+        "judged": run.judged, "cpu_seconds": round(run.cpu_seconds, 1),
+        "leaves": [{"box": flat_box(leaf.box), "depth": leaf.depth, "status": leaf.status,
+                    "margins": {p.claim: [float(leaf.margin[0]).hex(), float(leaf.margin[1]).hex()]},
+                    "target": leaf.target} for leaf in run.leaves],
+    }
+
+
+def write(run: Run, constants, path: Path) -> None:
+    path.write_text(json.dumps(certificate(run, constants), indent=1) + "\n")
+
+
+def coverage_problems(root, boxes) -> list[str]:
+    """Do the boxes tile the root (exact rationals, any number of axes)?"""
+    fr = [[(Fraction(lo), Fraction(hi)) for lo, hi in b] for b in boxes]
+    r = [(Fraction(lo), Fraction(hi)) for lo, hi in root]
+    out = []
+    for i, b in enumerate(fr):
+        if len(b) != len(r) or not all(rl <= lo < hi <= rh for (lo, hi), (rl, rh) in zip(b, r)):
+            out.append(f"leaf {i} is empty or outside the root box")
+    volume = lambda b: math.prod((hi - lo for lo, hi in b), start=Fraction(1))  # noqa: E731
+    if sum((volume(b) for b in fr), Fraction(0)) != volume(r):
+        out.append("the leaves' volumes do not add up to the root's: a gap or an overlap")
+    order = sorted(range(len(fr)), key=lambda i: fr[i][0][0])
+    for pos, i in enumerate(order):  # interiors pairwise disjoint
+        for j in order[pos + 1:]:
+            if fr[j][0][0] >= fr[i][0][1]:
+                break
+            if all(a[0] < b[1] and b[0] < a[1] for a, b in zip(fr[i], fr[j])):
+                out.append(f"leaves {i} and {j} overlap")
+    return out
+
+
+def _matches(data: dict, problem: Problem) -> bool:
+    return (data.get("format") == FORMAT and data.get("group") == problem.group
+            and data.get("axes") == problem.axes and data.get("root") == flat_box(problem.root))
+
+
+def seed(problem: Problem, folder: Path = CERTIFICATES) -> tuple[list, dict | None]:
+    """(the (box, depth, stored margin) leaves of ``problem``'s committed certificate, the certificate) when it
+    exists, matches the problem's axes and root and its leaves tile the root; else ([], None).
+    The leaves are re-judged with the run's own constants and code: they are a tiling to start
+    from, not a verdict; the tightest (smallest stored margin) come first, so that a constant
+    or an engine that no longer holds shows at once (the run stops at the first failure)."""
+    path = folder / f"{problem.group}.json"
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return [], None
+    if not _matches(data, problem):
+        return [], None
+    boxes = [leaf_box(leaf["box"]) for leaf in data.get("leaves", [])]
+    if not boxes or coverage_problems(problem.root, boxes):
+        return [], None
+    margin = [float.fromhex(leaf["margins"][problem.claim][0]) for leaf in data["leaves"]]
+    order = sorted(range(len(boxes)), key=lambda i: margin[i])
+    return [(boxes[i], int(data["leaves"][i]["depth"]), margin[i]) for i in order], data
+
+
+@dataclass(frozen=True)
+class Recheck:
+    leaves: int
+    problems: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def recheck_leaf(item: tuple) -> list[str]:
+    index, group, box, stored, constants = item
+    problem = PROBLEMS[group]
+    j = judge(problem, box, constants)
+    out = []
+    if j.status != "certified":
+        out.append(f"leaf {index}: not certified on recomputation ({j.status})")
+    lo, hi = stored
+    if j.margin[1] < lo or j.margin[0] > hi:
+        out.append(f"leaf {index}: stored margin [{lo:.6g}, {hi:.6g}] disagrees with the "
+                   f"recomputed [{j.margin[0]:.6g}, {j.margin[1]:.6g}]")
+    return out
+
+
+def recheck(data: dict, workers: int = 1) -> Recheck:
+    """Re-verify a cube certificate independently of the run that wrote it."""
+    group = data.get("group")
+    if data.get("format") != FORMAT or group not in PROBLEMS:
+        return Recheck(0, ("not a cube certificate (format 2, prop2-cone-dD / prop3-*-dD)",))
+    problem = PROBLEMS[group]
+    problems, notes = [], []
+    if data.get("axes") != problem.axes or data.get("root") != flat_box(problem.root):
+        problems.append("axes or root differ from the problem's")
+    if data.get("code") != code_fingerprint():
+        notes.append("written by another version of the finding code (every leaf is re-judged "
+                     "by this one)")
+    constants = {k: Fraction(v) for k, v in data.get("constants", {}).items()}
+    leaves = data.get("leaves", [])
+    boxes = [leaf_box(leaf["box"]) for leaf in leaves]
+    problems += coverage_problems(problem.root, boxes)
+    items = [(i, group, boxes[i], tuple(float.fromhex(x) for x in leaf["margins"][problem.claim]),
+              constants) for i, leaf in enumerate(leaves)]
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            found = list(pool.map(recheck_leaf, items))
+    else:
+        found = [recheck_leaf(item) for item in items]
+    problems += [p for leaf in found for p in leaf]
+    return Recheck(len(leaves), tuple(problems), tuple(notes))
+
+
+def run_problem(problem: Problem, constants, max_boxes: int | None,
+                folder: Path | None = CERTIFICATES) -> tuple[Run, bool]:
+    """(the branch and bound from the committed certificate's leaves when there is one in
+    ``folder`` (None: from the root), else from the root; whether it started from one)."""
+    start, data = seed(problem, folder) if folder is not None else ([], None)
+    run = branch_and_bound(problem, constants, start or None, max_boxes, MAX_DEPTH,
+                           stop_on_failure=True)
+    return run, data is not None
+
+
+def _fmt_box(problem: Problem, box) -> str:
+    return " x ".join(f"{name} [{lo:.4g}, {hi:.4g}]" for name, (lo, hi) in zip(problem.axes, box))
+
+
+def proved_bound(problem: Problem, run: Run, constants) -> float | None:
+    """The largest constant the certified leaves prove (floats rounded down): the bound plus the
+    smallest margin (prop3-cube: some s has inf_beta L_s >= it; prop2-cone: L_s >= it), or None."""
+    small = run.smallest()
+    if small is None or run.status is not True or problem.kind == "sharp":
+        return None
+    c = Fraction(constants[problem.constant])
+    return math.nextafter(float(c) + small.margin[0], -math.inf)
+
+
+PROVED = {"floor": "proved for every alpha", "sharp": "proved min over alpha = F(0)",
+          "cone": "proved for every beta~ and alpha"}
+
+
+def _sharp_text(d: int) -> tuple[str, dict, bool]:
+    """What the sharp problem adds: F(0) and the gradient constant a at alpha = 0."""
+    from .cube import gradient_constant, uniform_floor
+
+    f0 = uniform_floor(d)
+    a, symmetric = gradient_constant(d)
+    values = {"c2_star_lower": float(f0.lower()), "c2_star_upper": float(f0.upper()),
+              "a_lower": float(a.lower()), "a_upper": float(a.upper())}
+    text = (f"; so min over alpha of max_s inf_beta L_s = F(0) in [{float(f0.lower()):.12g}, "
+            f"{float(f0.upper()):.12g}] exactly, attained only at alpha = 0; there every "
+            f"target's floor has gradient a (e_s - 1/d) with a in [{float(a.lower()):.6g}, "
+            f"{float(a.upper()):.6g}] (the V-shape; the symmetry "
+            f"{'holds' if symmetric else 'FAILS'} to the balls' precision)")
+    return text, values, symmetric and not (a.lower() <= 0 <= a.upper())
+
+
+def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | None = CERTIFICATES):
+    """The registry's certified outcome of a cube problem: branch and bound from the committed
+    certificate's leaves (re-judged one by one with the case's constants) or from the root
+    (``folder`` None, or no matching certificate there)."""
+    from ..checks import Evidence, Outcome
+
+    try:
+        from ..engine.certified import require_flint
+
+        require_flint()
+    except ValueError as exc:
+        return Outcome(case.label, None, None, Evidence.CERTIFIED, str(exc))
+    problem = PROBLEMS[group]
+    run, seeded = run_problem(problem, constants, max_boxes, folder)
+    status, small = run.status, run.smallest()
+    where = (f"from the committed certificate certificates/{group}.json (its {run.judged} boxes "
+             f"re-judged)" if seeded else f"from the root ({run.judged} boxes judged)")
+    claim = problem.statement.split(": ", 1)[1]  # without its "d = D: "
+    text = f"{claim}: {len(run.leaves)} leaves, deepest split {run.deepest}, {where}"
+    values = {"leaves": len(run.leaves), "deepest": run.deepest, "judged": run.judged}
+    margin = None
+    if small is not None:
+        margin = small.margin[0]
+        text += (f"; smallest margin {margin:.4g} at {_fmt_box(problem, small.box)}"
+                 f" (target {small.target + 1})")
+        values["smallest_margin"] = margin
+    bound = proved_bound(problem, run, constants)
+    if bound is not None:
+        top = float(Fraction(constants[problem.constant])) + min(leaf.margin[1] for leaf in run.leaves)
+        values["proved_bound"], values["upper_bound"] = bound, math.nextafter(top, math.inf)
+        text += (f"; the leaves prove the constant {bound:.6g} (and a value <= {top:.6g} at a "
+                 f"point: the infimum lies between)")
+    if problem.kind == "sharp":
+        extra, more, sound = _sharp_text(problem.d)
+        text += extra
+        values.update(more)
+        if not sound and status is True:
+            status = False
+    for leaf in [leaf for leaf in run.leaves if leaf.status != "certified"][:3]:
+        text += f"; {leaf.status.upper()} box {_fmt_box(problem, leaf.box)}"
+    if any(leaf.status == "disagree" for leaf in run.leaves):
+        text = "ROUTES DISAGREE (the ratio engine and the general engine at a box's centre): " + text
+        margin = None
+    elif any(leaf.status == "failing" for leaf in run.leaves):
+        text = "COUNTEREXAMPLE (at the centre of the failing box): " + text
+        margin = min(leaf.margin[1] for leaf in run.leaves if leaf.status == "failing")
+    elif status is None:
+        text = "UNDECIDED: " + text
+    else:
+        text = f"{PROVED[problem.kind]} at d = {problem.d}: " + text
+    return Outcome(case.label, status, margin, Evidence.CERTIFIED, text,
+                   margin_kind="difference", values=values)

@@ -1,0 +1,181 @@
+"""The claims of each certificate group as margins (bound - value; the claim holds where > 0),
+over a box of the group's axes, in plain Arb interval arithmetic (proofs/checker.md, sections
+5-7).  ``GROUPS`` maps a group to its axes, the constants it reads and its margin function; a new
+group (a 4-D box, a cube of Proposition 3) is one more entry.
+
+A margin function returns named quantities: ``OWN`` names the one whose lower end > 0 proves
+each claim on the box; ``RECORDED`` says, per writing method, which quantity a certificate's
+stored enclosure must agree with, and how: ``two`` (both enclose the same function, so they
+overlap) or ``lower`` (the stored one is a lower bound of the true margin, so its lower end is
+at most the checker's upper end).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Mapping
+
+from flint import arb
+
+from .model import hull, loss_gradient, nu, phase1, phase2_rate
+
+
+def increasing(f: Callable[[arb], arb], x: arb) -> arb:
+    """f over a ball, f increasing: from the two ends (Arb's exp of a wide ball reaches below 0)."""
+    return hull(f(arb(x.lower())), f(arb(x.upper())))
+
+
+def exact(q: Fraction) -> arb:
+    """A rational constant as a ball."""
+    return arb(q.numerator) / q.denominator
+
+
+@dataclass(frozen=True)
+class Point:
+    """The box as balls: d and eps, ln d and ln eps, the eta1 scale and v = eta2_min/eta2."""
+
+    d: arb
+    u: arb
+    eps: arb
+    w: arb
+    scale: arb
+    v: arb
+
+
+def prop1(x: Point, k: Mapping[str, Fraction]) -> dict:
+    """eps - L_s(ln(c d/eps^2) e_s, 2 e_s) = eps - 2 nu_2 at c_nu = d e^(-gap) = eps^2/c."""
+    c = increasing(lambda t: t.exp(), 2 * x.w - exact(k["prop1.attention_constant"]).log())
+    n1, n2 = nu(x.d, c)
+    return {"prop1": x.eps - loss_gradient(x.d, n1, n2, arb(2), arb(0))[0], "ok": arb(1)}
+
+
+def decay(weight: arb, lam: arb, T: arb) -> arb:
+    """weight (1 - lam)^(2T) for 0 < lam < 2: decreasing in T, so T's ball may hold any
+    T >= T_low; where 1 - lam may be 0, the upper end |1 - lam|^(2 T_low) (section 6)."""
+    r = 1 - lam
+    if r > 0 or r < 0:
+        log = (-lam).log1p() if r > 0 else (lam - 1).log()
+        return weight * (2 * T * log).exp()
+    return weight * arb(0).union((2 * arb(T.lower()) * arb(abs(r).upper()).log()).exp())
+
+
+def three_phase(x: Point, C: arb, T_low: arb) -> dict:
+    """Phases 1-2 in closed form, Phase 3 as the 2x2 quadratic at alpha' (sections 5-6)."""
+    d, p = x.d, 1 / (x.d - 1)
+    sq = increasing(lambda t: t.sqrt(), d)
+    b1s, _ = phase1(d, x.scale * sq)
+    k = C * phase2_rate(d, x.scale) / x.v
+    c = increasing(lambda t: t.exp(), x.u * (1 - k) + k * x.w)  # d e^(-gap)
+    n1, n2 = nu(d, c)
+    a, e, h = 1 / arb(2) - 2 * n1 + n2, n1 - n2, 1 / arb(2) + n2
+    den = 1 / arb(4) - n1 + n2 - n1 * n1  # a h - e^2 = (d - 1) det A
+    bsj = (n2 - 2 * n1 * n1) / den  # beta*_j; L* = beta*_j / 2
+    l_star = bsj / 2
+    hd = h * p
+    half = (a - hd) / 2
+    root = (half * half + e * e * p).sqrt()  # x * x, not x ** 2: python-flint's power of a
+    # ball around 0 goes through exp and log and is NaN
+    lam2 = (a + hd) / 2 + root
+    lam1t = den / lam2  # (d - 1) lambda_1
+    lam1 = lam1t * p
+    gap2 = half + root  # a - lambda_1 = lambda_2 - h/(d - 1)
+    sdm = increasing(lambda t: (t - 1).sqrt(), d)
+    err_s = b1s - 2 - e / den
+    err_j = x.scale * (1 + p).sqrt() * (1 - 2 / d) - sdm * bsj  # sqrt(d - 1) (beta'_j - beta*_j)
+    tau = e / gap2
+    slow_part = err_j - tau * err_s / sdm
+    fast_part = err_s + e * err_j / (sdm * gap2)
+    proj1 = slow_part * slow_part / (1 + tau * tau * p)
+    proj2 = fast_part * fast_part / (1 + e * e * p / (gap2 * gap2))
+    slow = decay(lam1 * proj1 / 2, lam1, T_low)
+    fast = decay(lam2 * proj2 / 2, lam2, T_low)
+    loss_two = loss_gradient(d, n1, n2, arb(2), arb(0))[0]  # L(alpha', 2 e_s) = 2 nu_2 >= L*
+    l_up = arb(min(l_star.upper(), loss_two.upper(), key=float))
+    conditions = (lam1t, 2 - lam1 - lam2, root, gap2)
+    ok = min((y.lower() for y in conditions), key=float) \
+        if all(y.is_finite() for y in conditions) else arb("nan")
+    return {
+        "final_own": x.eps - (l_up + slow + fast),
+        "final_centred": x.eps - (loss_two + slow + fast),
+        "final_upper": x.eps - l_star,
+        "contraction": (lam1t - (1 - 1 / d) / 8) * p,  # lambda_1 - 1/(8d)
+        "distance": 16 * d - (err_s * err_s + err_j * err_j),
+        "optimum": 4 * n1 - l_star,  # 2 delta - L*, delta = 2 nu_1
+        "optimum_own": 4 * n1 - l_up,
+        "delta": x.eps / 2 - 4 * n1,
+        "ok": arb(ok),  # > 0: the formulas above are the claims' (section 6)
+    }
+
+
+def thm2(x: Point, k: Mapping[str, Fraction]) -> dict:
+    T_low = exact(k["thm2.T_factor"]) * x.d * (arb(16).log() + x.u - x.w)
+    return three_phase(x, exact(k["thm2.C"]), T_low)
+
+
+def cor1(x: Point, k: Mapping[str, Fraction]) -> dict:
+    return three_phase(x, exact(k["cor1.C"]), exact(k["cor1.T_numerator"]) / x.eps)
+
+
+@dataclass(frozen=True)
+class Group:
+    axes: tuple[str, ...]
+    d_min: int
+    claims: tuple[str, ...]
+    constants: tuple[str, ...]
+    margins: Callable[[Point, Mapping[str, Fraction]], dict]
+    statement: str
+    balls: Callable[..., Point] | None = None  # box -> Point; None: the (ln d, ln eps) boxes
+
+
+PLAN = "the three-phase plan from alpha = beta = 0 (eta1 = {thm2.eta1_scale} sqrt(d), "
+GROUPS = {
+    "prop1": Group(("ln d", "ln eps"), 2, ("prop1.bound",), ("prop1.attention_constant",), prop1,
+                   "L_s(ln({prop1.attention_constant} d/eps^2) e_s, 2 e_s) <= eps"),
+    "thm2": Group(("ln d", "ln eps"), 3, ("thm2.final", "thm2.contraction",
+                                          "thm2.initial_distance", "thm2.optimum", "thm2.delta"),
+                  ("thm2.C", "thm2.eta1_scale", "thm2.T_factor"), thm2,
+                  PLAN + "eta2 = {thm2.C} d^2/eta1 ln(d/eps), eta3 = 1) reaches L_s <= eps after "
+                  "every T >= {thm2.T_factor} d ln(16d/eps) Phase-3 steps, with the A.7 steps "
+                  "(contraction <= 1 - 1/(8d), |beta' - beta*|^2 <= 16d, L* <= 2 delta, "
+                  "2 delta <= eps/2)"),
+    "cor1": Group(("ln d", "ln eps"), 3, ("cor1.population",),
+                  ("cor1.C", "thm2.eta1_scale", "cor1.T_numerator"), cor1,
+                  PLAN + "eta2 = {cor1.C} d^2/eta1 ln(d/eps), eta3 = 1) reaches L_s <= eps after "
+                  "T = ceil({cor1.T_numerator}/eps) Phase-3 steps (population gradients)"),
+}
+OWN = {"prop1.bound": "prop1", "thm2.final": "final_own", "cor1.population": "final_own",
+       "thm2.contraction": "contraction", "thm2.initial_distance": "distance",
+       "thm2.optimum": "optimum_own", "thm2.delta": "delta"}
+# the claims whose own margin is exact (the others bound L* and the decay above): an enclosure
+# of an exact margin below 0 disproves the claim there
+EXACT = {"prop1.bound", "thm2.contraction", "thm2.initial_distance", "thm2.delta"}
+_SAME = {"prop1.bound": ("two", "prop1"), "thm2.initial_distance": ("two", "distance"),
+         "thm2.delta": ("two", "delta")}
+RECORDED = {
+    "centred": {**_SAME, "thm2.final": ("two", "final_centred"),
+                "cor1.population": ("two", "final_centred"),
+                "thm2.contraction": ("two", "contraction"), "thm2.optimum": ("lower", "optimum")},
+    "plain": {**_SAME, "thm2.final": ("lower", "final_upper"),
+              "cor1.population": ("lower", "final_upper"),
+              "thm2.contraction": ("lower", "contraction"), "thm2.optimum": ("two", "optimum")},
+}
+
+
+def point(group: Group, box: tuple, k: Mapping[str, Fraction]) -> Point:
+    """The balls of a box ``(lo1, hi1, lo2, hi2)`` of (ln d, ln eps) (floats, exact in Arb);
+    d is cut at the group's d_min (its claims start there)."""
+    u = arb(box[0]).union(arb(box[1]))
+    w = arb(box[2]).union(arb(box[3]))
+    d = increasing(lambda t: t.exp(), u)
+    if not d.lower() >= group.d_min:
+        top = arb(d.upper()) if d.upper() > group.d_min else arb(group.d_min)
+        d = arb(group.d_min).union(top)
+        u = increasing(lambda t: t.log(), d)
+    scale = exact(k["thm2.eta1_scale"]) if "thm2.eta1_scale" in group.constants else arb(1)
+    return Point(d, u, increasing(lambda t: t.exp(), w), w, scale, arb(1))
+
+
+def evaluate(name: str, box: tuple, constants: Mapping[str, Fraction]) -> dict:
+    """Every quantity of group ``name`` over ``box`` (balls); ``ok`` > 0 when the formulas hold."""
+    group = GROUPS[name]
+    return group.margins((group.balls or point)(group, box, constants), constants)

@@ -1,0 +1,290 @@
+"""The independent recheck of a certificate (proofs/checker.md, section 8): whatever code wrote
+it, the leaves tile the root (exact rationals), on every leaf every claim's margin is > 0 by
+the checker's own enclosure over the whole leaf (the leaf split further where that enclosure is
+too wide), and at the leaf's centre and corners each stored enclosure agrees with the
+checker's value there (a wrong model is caught even where its claim happens to hold).
+
+:func:`bind` says what a certificate claims and compares its root and constants with the ones
+a caller expects (the registered check's box and the constants file).
+"""
+from __future__ import annotations
+
+import math
+import re
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import product
+from typing import Iterable, Mapping
+
+from flint import arb, ctx
+
+from .claims import EXACT, GROUPS, OWN, RECORDED, evaluate
+from .tiling import tiling_problems
+
+FORMATS = ("verify-certificate/1", "verify-certificate/2")
+BITS = 96
+MAX_SPLIT = 12  # further halvings of a leaf before the checker gives up on it
+
+
+class NotACertificate(ValueError):
+    """The input is not a certificate the checker can read (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Certificate:
+    group: str
+    axes: tuple[str, ...]
+    constants: dict[str, Fraction]
+    root: tuple[float, ...]
+    method: str
+    leaves: list[dict]
+
+
+def read(data: object) -> Certificate:
+    """The parts of a certificate the checker uses; NotACertificate when malformed."""
+    try:
+        if not isinstance(data, dict) or data.get("format") not in FORMATS:
+            raise NotACertificate("not a verify certificate (format 1 or 2)")
+        group = GROUPS.get(data["group"])
+        if group is None:
+            raise NotACertificate(f"the checker has no margins for group {data['group']!r}")
+        axes = tuple(data.get("axes", ("ln d", "ln eps")))
+        if axes != group.axes:
+            raise NotACertificate(f"axes {list(axes)} are not the group's {list(group.axes)}")
+        constants = {k: Fraction(v) for k, v in data["constants"].items()}
+        missing = [k for k in group.constants if k not in constants]
+        if missing:
+            raise NotACertificate(f"constants missing: {', '.join(missing)}")
+        method = data.get("method", "plain")
+        if method not in RECORDED:
+            raise NotACertificate(f"unknown method {method!r}")
+        root = tuple(float.fromhex(x) for x in data["root"])
+        leaves = [{"box": tuple(float.fromhex(x) for x in leaf["box"]),
+                   "status": leaf.get("status"),
+                   "margins": {c: tuple(float.fromhex(x) for x in m)
+                               for c, m in leaf.get("margins", {}).items()}}
+                  for leaf in data["leaves"]]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        if isinstance(exc, NotACertificate):
+            raise
+        raise NotACertificate(f"malformed certificate: {exc!r}") from None
+    if len(root) != 2 * len(axes) or any(len(leaf["box"]) != len(root) for leaf in leaves):
+        raise NotACertificate("boxes do not have two ends per axis")
+    return Certificate(data["group"], axes, constants, root, method, leaves)
+
+
+@dataclass
+class LeafVerdict:
+    index: int
+    problem: str | None = None
+    boxes: int = 0  # boxes the checker judged for this leaf (1 when the leaf needed no split)
+    depth: int = 0  # deepest further split
+
+
+def split(box: tuple) -> tuple[tuple, tuple]:
+    """Halve the widest axis; the halves share the midpoint exactly."""
+    i = max(range(len(box) // 2), key=lambda k: box[2 * k + 1] - box[2 * k])
+    mid = (box[2 * i] + box[2 * i + 1]) / 2
+    lo, hi = list(box), list(box)
+    lo[2 * i + 1], hi[2 * i] = mid, mid
+    return tuple(lo), tuple(hi)
+
+
+def fmt(box: tuple) -> str:
+    return (f"d [{math.exp(box[0]):.6g}, {math.exp(box[1]):.6g}] x "
+            f"eps [{math.exp(box[2]):.4g}, {math.exp(box[3]):.4g}]")
+
+
+def ball(x: arb) -> str:
+    """A ball as 'midpoint +- radius' with enough digits to tell two values apart."""
+    return f"{float(x.mid()):.12g} +- {float(x.rad()):.2g}" if x.is_finite() else "not finite"
+
+
+def _weakest(group: str, box: tuple, constants) -> tuple[str, arb] | None:
+    """The first claim whose own margin over ``box`` is not shown > 0 (None: all are)."""
+    try:
+        q = evaluate(group, box, constants)
+    except (ArithmeticError, ValueError, ZeroDivisionError):
+        return GROUPS[group].claims[0], arb("nan")
+    if not q["ok"] > 0:
+        return "the conditions of section 6", q["ok"]
+    for claim in GROUPS[group].claims:
+        if not q[OWN[claim]] > 0:
+            return claim, q[OWN[claim]]
+    return None
+
+
+def judge_leaf(item: tuple) -> LeafVerdict:
+    """One leaf: its status and stored margins, its own margins (split as needed), and the
+    stored enclosures against the checker's values at the centre and corners (at BITS bits;
+    the caller's precision is restored)."""
+    old = ctx.prec
+    ctx.prec = BITS
+    try:
+        return _judge_leaf(*item)
+    finally:
+        ctx.prec = old
+
+
+def _judge_leaf(index: int, group: str, box: tuple, leaf: dict, constants, method: str,
+                corners: bool) -> LeafVerdict:
+    out = LeafVerdict(index)
+    if leaf["status"] != "certified":
+        out.problem = f"leaf {index} ({fmt(box)}) is recorded {leaf['status']!r}, not certified"
+        return out
+    for claim in GROUPS[group].claims:
+        lo, hi = leaf["margins"].get(claim, (math.nan, math.nan))
+        if not (math.isfinite(lo) and math.isfinite(hi) and 0 < lo <= hi):
+            out.problem = (f"leaf {index} ({fmt(box)}), {claim}: the stored enclosure "
+                           f"[{lo:.12g}, {hi:.12g}] is not a finite enclosure above 0")
+            return out
+    todo = [(box, 0)]
+    while todo:
+        sub, depth = todo.pop()
+        out.boxes += 1
+        out.depth = max(out.depth, depth)
+        weak = _weakest(group, sub, constants)
+        if weak is None:
+            continue
+        if weak[1] < 0:  # an exact margin below 0 disproves; a bound below 0 cannot prove
+            what = "FALSE on" if weak[0] in EXACT else "the checker's bound is below 0 on"
+            out.problem = (f"leaf {index} ({fmt(box)}), {weak[0]}: {what} the whole of "
+                           f"{fmt(sub)} (the checker's margin there is {ball(weak[1])})")
+            return out
+        if depth == MAX_SPLIT:
+            out.problem = (f"leaf {index} ({fmt(box)}), {weak[0]}: not shown > 0 on {fmt(sub)} "
+                           f"after {depth} further splits (enclosure {ball(weak[1])})")
+            return out
+        todo += [(half, depth + 1) for half in split(sub)]
+    out.problem = _agreement(index, group, box, leaf, constants, method, corners)
+    return out
+
+
+def _points(box: tuple, corners: bool) -> Iterable[tuple[str, tuple]]:
+    n = len(box) // 2
+    yield "centre", tuple(x for i in range(n) for x in [(box[2 * i] + box[2 * i + 1]) / 2] * 2)
+    for corner in product(*[(box[2 * i], box[2 * i + 1]) for i in range(n)]) if corners else ():
+        yield "corner", tuple(x for c in corner for x in (c, c))
+
+
+def _agreement(index: int, group: str, box: tuple, leaf: dict, constants, method: str,
+               corners: bool):
+    for where, pt in _points(box, corners):
+        try:
+            q = evaluate(group, pt, constants)
+        except (ArithmeticError, ValueError, ZeroDivisionError) as exc:
+            return f"leaf {index}: the checker cannot evaluate its {where} ({exc})"
+        for claim in GROUPS[group].claims:
+            kind, key = RECORDED[method][claim]
+            lo, hi = leaf["margins"][claim]
+            mine = q[key]
+            agree = mine.overlaps(arb(lo).union(arb(hi))) if kind == "two" else arb(lo) <= mine.upper()
+            if not agree:
+                return (f"leaf {index} ({fmt(box)}), {claim}: the stored enclosure "
+                        f"[{lo:.12g}, {hi:.12g}] {'misses' if kind == 'two' else 'lies above'} the "
+                        f"checker's value {ball(mine)} at the {where} {fmt(pt)}")
+    return None
+
+
+@dataclass
+class Verdict:
+    leaves: int
+    problems: list[str] = field(default_factory=list)
+    boxes: int = 0  # boxes the checker judged in all
+    split_leaves: int = 0  # leaves it had to split further
+    deepest: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        return (f"{self.leaves} leaves: {self.boxes} boxes judged by the checker, "
+                f"{self.split_leaves} leaves split further (deepest {self.deepest}), "
+                f"{self.seconds:.1f} s")
+
+
+def check(cert: Certificate, workers: int = 1, leaves: Iterable[int] | None = None,
+          corners: bool = True) -> Verdict:
+    """The independent recheck; stops at the first failing leaf (in leaf order).  ``leaves``:
+    the indices to judge (default all; the tiling is always checked in full); ``corners``:
+    compare the stored enclosures at the leaf's corners too, not only at its centre."""
+    began = time.perf_counter()
+    root = tuple(Fraction(x) for x in cert.root)
+    verdict = Verdict(len(cert.leaves))
+    verdict.problems = tiling_problems(root, [tuple(Fraction(x) for x in leaf["box"])
+                                              for leaf in cert.leaves])
+    if not cert.leaves and not verdict.problems:
+        verdict.problems.append("no leaves")
+    if verdict.problems:  # not a tiling: no leaf can make it a proof
+        return verdict
+    chosen = range(len(cert.leaves)) if leaves is None else leaves
+    items = [(i, cert.group, cert.leaves[i]["box"], cert.leaves[i], cert.constants, cert.method,
+              corners) for i in chosen]
+    pool = ProcessPoolExecutor(workers) if workers > 1 and len(items) > 1 else None
+    try:
+        results = pool.map(judge_leaf, items, chunksize=4) if pool else map(judge_leaf, items)
+        for found in results:
+            verdict.boxes += found.boxes
+            verdict.split_leaves += found.boxes > 1
+            verdict.deepest = max(verdict.deepest, found.depth)
+            if found.problem:
+                verdict.problems.append(found.problem)
+                break
+    finally:
+        if pool:
+            pool.shutdown(wait=True, cancel_futures=True)
+    verdict.seconds = time.perf_counter() - began
+    return verdict
+
+
+@dataclass(frozen=True)
+class Binding:
+    claim: str  # what the certificate proves, in words
+    notes: list[str]  # constants that differ from the file but that the claim does not read
+    mismatches: list[str]  # differences from what the caller expected (exit 1 unless --any-box)
+
+
+def _range(lo: float, hi: float) -> tuple[float, float]:
+    return float(arb(lo).exp().lower()), float(arb(hi).exp().upper())
+
+
+def bind(cert: Certificate, expected_box: tuple | None, file_constants: Mapping[str, Fraction]
+         ) -> Binding:
+    """The claim in words, and its differences from the registered box
+    ``(d_lo, d_hi, eps_lo, eps_hi)`` (None: no registered check) and the constants file."""
+    group = GROUPS[cert.group]
+    text = re.sub(r"\{([\w.]+)\}", lambda m: str(cert.constants[m.group(1)]), group.statement)
+    d, e = _range(*cert.root[:2]), _range(*cert.root[2:4])
+    d_lo = max(d[0], group.d_min)
+    claim = (f"{cert.group}: {text}, for every real d in [{d_lo:.6g}, {d[1]:.6g}] and eps in "
+             f"[{e[0]:.4g}, {e[1]:.4g}]")
+    differ = {k: v for k, v in cert.constants.items() if file_constants.get(k) != v}
+    used = [k for k in group.constants if k in differ]
+    if differ:
+        claim += "; constants differing from proofs/constants.toml: " + ", ".join(
+            f"{k} = {v} (file: {file_constants.get(k, 'absent')})" for k, v in sorted(differ.items()))
+    mismatches = [f"constant {k} = {cert.constants[k]} is not the constants file's "
+                  f"{file_constants.get(k, 'absent')}" for k in used]
+    notes = [f"constant {k} differs from the file but the claim does not read it"
+             for k in sorted(differ) if k not in used]
+    if expected_box is None:
+        mismatches.append(f"no registered check has a box for group {cert.group!r}")
+    else:
+        lo = [arb(x).exp() for x in cert.root[0::2]]
+        hi = [arb(x).exp() for x in cert.root[1::2]]
+        want = [(max(expected_box[0], group.d_min), expected_box[1]), expected_box[2:4]]
+        if not all(l.upper() <= a and h.lower() >= b for l, h, (a, b) in zip(lo, hi, want)):
+            mismatches.append(f"the root does not cover the registered box d in "
+                              f"[{want[0][0]:g}, {want[0][1]:g}], eps in [{want[1][0]:g}, "
+                              f"{want[1][1]:g}]")
+    if volume_zero(cert.root):
+        mismatches.append("the root box has zero volume: it claims nothing")
+    return Binding(claim, notes, mismatches)
+
+
+def volume_zero(root: tuple) -> bool:
+    return any(root[2 * i + 1] <= root[2 * i] for i in range(len(root) // 2))

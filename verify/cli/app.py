@@ -1,0 +1,95 @@
+"""The ``verify`` command: the parser and the dispatch (the commands live beside it: ``run``,
+``point``, ``certified``, ``regression``; ``verify experiments`` in experiments).
+
+Bad input prints one line on stderr and exits 2, never a traceback (ARCHITECTURE.md).  Modules
+that compute are imported only by the command that runs, so ``verify --help`` starts at once.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from typing import Sequence
+
+from .args import UsageError
+
+DESCRIPTION = """\
+Check the results of Han & Ghoshdastidar (2026), "Training Dynamics of Transformers on
+Unbounded Inputs", across ranges of d and eps; every line of the report says what kind of
+evidence it gives."""
+EPILOG = """examples:
+  verify all                   every check; prints the summary and the verdict, writes REPORT.md
+  verify check prop1 --d 3 --eps 0.5
+  verify COMMAND --help        what one command does, with an example
+
+exit codes: 0 every check passes; 1 a check fails, is undecided or incomplete; 2 bad input"""
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage too)
+        raise UsageError(message)
+
+
+class _Version(argparse.Action):
+    """``--version``: the version, then the provenance a report would carry, one item a line."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and what a report "
+                         "would name as its provenance, then exit")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from .. import constants as constants_mod
+        from ..report import provenance
+
+        try:
+            prov = provenance.record(constants_mod.source_label(), constants_mod.sha256())
+        except constants_mod.ConstantsError as exc:
+            raise UsageError(str(exc)) from None
+        print(f"verify {prov.pop('verify version')}")
+        print("\n".join(provenance.lines(prov)))
+        parser.exit(0)
+
+
+def command(sub: argparse._SubParsersAction, name: str, purpose: str,
+            example: str) -> argparse.ArgumentParser:
+    """A subcommand whose help says what it is for and shows one example."""
+    return sub.add_parser(name, help=purpose, description=textwrap.fill(purpose + ".", 78),
+                          epilog=f"example:\n  {example}",
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .experiments import add_parser as add_experiments
+    from . import certified, point, regression, run
+
+    parser = _Parser(prog="verify", description=DESCRIPTION, epilog=EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action=_Version)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run.add_parsers(sub, command)
+    point.add_parsers(sub, command)
+    regression.add_parsers(sub, command)
+    certified.add_parsers(sub, command)
+    add_experiments(sub, command)
+    experiments = sub.choices["experiments"]
+    handle = experiments.get_default("handler")
+    experiments.set_defaults(handler=lambda args: handle(args, run.console()))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.handler(args)
+    except (UsageError, ValueError) as exc:  # the engine's input validation raises ValueError
+        print(f"verify: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("verify: interrupted (with --journal, the finished cases are kept: run the same "
+              "command again to resume)", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

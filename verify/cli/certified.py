@@ -1,0 +1,265 @@
+"""The certified-mode commands (Arb balls through python-flint, an optional extra): ``verify
+certify``, ``verify recheck``, ``verify eval --certified`` and the selection behind
+``--certified``.  Presents only: the enclosures come from ``verify.engine.certified`` and the
+branch and bound from ``verify.certify``.  Without python-flint each prints one line, exit 2."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Callable, Sequence
+
+from .. import constants as constants_mod
+from ..checks import Evidence
+from . import args as cli_args
+from .run import console, load_constants
+
+
+def certified_ids(ids: Sequence[str] | None) -> list[str]:
+    """With --certified: the checks of certified evidence among the selection (python-flint
+    required: one line and exit 2 without it)."""
+    from ..engine.certified import require_flint
+
+    require_flint()
+    from ..results import select
+
+    try:
+        chosen = select(ids)
+    except KeyError as exc:
+        raise ValueError(f"unknown result or check: {exc.args[0]} (see `verify list`)") from None
+    out = [c.id for r in chosen for c in r.checks if c.evidence is Evidence.CERTIFIED
+           and (not ids or r.id in ids or c.id in ids)]
+    if not out:
+        raise ValueError("no certified check in the selection")
+    return out
+
+
+def cmd_certify(args: argparse.Namespace) -> int:
+    """Branch and bound over a box of (d, eps) (and u, v for the groups over the whole
+    hypothesis range); writes a certificate (certified evidence).  The boxes of each generation
+    run on the executor the flags ask for; with --journal a stopped run resumes."""
+    from ..engine.certified import require_flint
+
+    cli_args.check_outputs(args, ("output",))
+    if args.output is None:
+        raise cli_args.UsageError("certify needs --output FILE (the certificate)")
+    require_flint()
+    import sys
+
+    from ..certify import box_journal, boxes, certificate, statements
+    from ..run import executors
+
+    tail = statements.axes(args.group)[1] == "tau"  # eps from 0: the limit eps -> 0 included
+    if not (args.d[0] < args.d[1] and (0 == args.eps[0] if tail else 0 < args.eps[0])
+            and args.eps[0] < args.eps[1] < 1):
+        raise ValueError("need --d LO HI with LO < HI and --eps LO HI with 0 < LO < HI < 1 "
+                         "(LO = 0 for the -tail groups)")
+    if args.d[0] < statements.D_MIN[args.group]:
+        raise ValueError(f"{args.group} is claimed for d >= {statements.D_MIN[args.group]}: "
+                         f"--d starts at {args.d[0]:g}")
+    consts = constants_mod.values(load_constants(args))
+    u = tuple(args.u) if args.u else (0.0, float(consts["thm2.eta1_scale"]))
+    v = tuple(args.v or (0.0, 1.0))
+    if tail:
+        from ..certify.eps_tail import tail_box
+
+        root = tail_box(*args.d, args.eps[1], u=u, v=v)
+    elif len(statements.axes(args.group)) == 4:
+        root = boxes.hypothesis_box(*args.d, *args.eps, u=u, v=v)
+    elif args.u or args.v:
+        raise ValueError(f"--u and --v belong to the groups over four axes, not {args.group}")
+    else:
+        root = boxes.log_box(*args.d, *args.eps)
+    journal = None
+    if args.journal:
+        from ..run.journal import JournalError
+
+        key = box_journal.run_key(args.group, statements.axes(args.group), root, consts,
+                                  args.bits, "centred", args.max_depth)
+        try:
+            journal = box_journal.BoxJournal(Path(args.journal), key)
+        except JournalError as exc:  # another run's journal, or not one
+            raise ValueError(str(exc)) from None
+    try:
+        pool = executors.choose(args.workers, args.scheduler, args.cluster, keep=True)
+    except executors.ExecutorError as exc:
+        raise ValueError(str(exc)) from None
+
+    def progress(run) -> None:
+        if args.progress:
+            print(f"{run.judged} boxes judged, {len(run.leaves)} leaves "
+                  f"({sum(leaf.status == 'certified' for leaf in run.leaves)} certified), "
+                  f"{run.cpu_seconds:.0f} CPU-s, {run.seconds_so_far():.0f} s", file=sys.stderr,
+                  flush=True)
+
+    with pool:
+        run = boxes.branch_and_bound(args.group, root, consts, args.bits, args.max_depth,
+                                     args.seconds, args.max_boxes,
+                                     executor=None if args.workers == 1 and not
+                                     (args.cluster or args.scheduler) else pool,
+                                     journal=journal, progress=progress)
+    certificate.write(run, consts, Path(args.output))
+    verdict = {True: "CERTIFIED", False: "FAILS (a box fails at a witness point)", None: "undecided"}[run.status]
+    console().print(f"{args.group}: {verdict}: {run.summary()}; {run.judged} boxes judged, "
+                    f"{run.cpu_seconds:.1f} CPU-s; certificate {args.output}", soft_wrap=True)
+    return 0 if run.status else 1
+
+
+def cmd_recheck(args: argparse.Namespace) -> int:
+    """Re-verify a certificate leaf by leaf and check that its leaves tile the box; say what it
+    proves and compare that with the registered check's box and the constants file.  With
+    ``--independent`` the leaves are judged by ``verify.checker`` (its own derivation, no code
+    of the engine) instead of re-running the engine."""
+    from ..engine.certified import require_flint
+
+    require_flint()
+    from ..certify.certificate import recheck
+    from ..certify import statements
+    from ..certify.outcomes import binding, registered_box
+    from ..checker import recheck as checker
+
+    try:
+        data = json.loads(Path(args.certificate).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read certificate {args.certificate}: {exc}") from None
+    if not isinstance(data, dict) or not str(data.get("format", "")).startswith("verify-certificate/"):
+        raise ValueError(f"{args.certificate} is not a verify certificate (no \"format\": "
+                         "\"verify-certificate/N\")")
+    out = console()
+    if str(data.get("group", "")).startswith(("prop2-", "prop3-")):  # the cube of ratios
+        return _recheck_cube(data, args, out)
+    try:
+        cert = checker.read(data)
+    except checker.NotACertificate as exc:
+        if args.independent:
+            raise ValueError(f"{args.certificate}: {exc}") from None
+        cert, mismatches = None, [f"cannot state the claim: {exc}"]
+        if data.get("group") in statements.AXES:  # a group the checker has no margins for yet
+            claim, notes, mismatches = binding(data, constants_mod.values(constants_mod.load()))
+            out.print(f"claim: {claim}", soft_wrap=True)
+            for note in [*notes, f"verify/checker has no margins for {data['group']}: the "
+                         "engine re-judges every leaf (--independent is not available)"]:
+                out.print(f"note: {note}", soft_wrap=True)
+    if cert is not None:
+        binding = checker.bind(cert, registered_box(cert.group),
+                               constants_mod.values(constants_mod.load()))
+        out.print(f"claim: {binding.claim}", soft_wrap=True)
+        for note in binding.notes:
+            out.print(f"note: {note}", soft_wrap=True)
+        mismatches = binding.mismatches
+    for text in mismatches:
+        out.print(("differs (--any-box): " if args.any_box else "MISMATCH: ") + text, soft_wrap=True)
+    if mismatches and not args.any_box and not (cert and checker.volume_zero(cert.root)):
+        out.print("not rechecked: the file is not the registered claim (--any-box rechecks the "
+                  "file's own claim)", soft_wrap=True)
+        return 1
+    if args.independent:
+        verdict = checker.check(cert, args.workers)
+        problems, done = verdict.problems, f"independent checker, {verdict.summary()}"
+    else:
+        result = recheck(data, args.workers)
+        problems, done = list(result.problems), f"{result.leaves} leaves re-verified"
+        for note in result.notes:
+            out.print(f"note: {note}", soft_wrap=True)
+    for problem in problems:
+        out.print(f"REJECTED: {problem}", soft_wrap=True)
+    if not problems:
+        out.print(f"certificate holds ({done}), the box is covered", soft_wrap=True)
+    return 0 if not problems else 1
+
+
+def _recheck_cube(data: dict, args: argparse.Namespace, out) -> int:
+    """The engine's recheck of a cube certificate (Propositions 2, 3): verify/checker has no
+    margins for these groups, so --independent is refused rather than quietly replaced."""
+    if args.independent:
+        raise ValueError(f"{args.certificate}: verify/checker has no margins for the cube group "
+                         f"{data.get('group')} (drop --independent for the engine's recheck)")
+    from ..certify.cube_certificate import recheck as recheck_cube
+
+    result = recheck_cube(data, args.workers)
+    for note in result.notes:
+        out.print(f"note: {note}", soft_wrap=True)
+    for problem in result.problems:
+        out.print(f"REJECTED: {problem}", soft_wrap=True)
+    if result.ok:
+        out.print(f"certificate holds: {result.leaves} leaves re-verified, the box is covered")
+    return 0 if result.ok else 1
+
+
+def cmd_certify_cube(args: argparse.Namespace) -> int:
+    """Branch and bound over the cube of successive ratios (Propositions 2, 3) from the root,
+    journaled; writes a format-2 certificate (certified evidence)."""
+    from ..engine.certified import require_flint
+
+    cli_args.check_outputs(args, ("output",))
+    if args.output is None:
+        raise cli_args.UsageError("certify-cube needs --output FILE (the certificate)")
+    require_flint()
+    from ..certify import cube, cube_certificate
+
+    if args.group not in cube.PROBLEMS:
+        raise ValueError(f"unknown cube group {args.group!r} (one of {', '.join(sorted(cube.PROBLEMS))})")
+    consts = constants_mod.values(load_constants(args))
+    run = cube.branch_and_bound(cube.PROBLEMS[args.group], consts, max_boxes=args.boxes,
+                                journal=Path(args.journal) if args.journal else None)
+    cube_certificate.write(run, consts, Path(args.output))
+    verdict = {True: "CERTIFIED", False: "FAILS (a counterexample point)", None: "undecided"}[run.status]
+    console().print(f"{args.group}: {verdict}: {len(run.leaves)} leaves, {run.judged} boxes judged, "
+                    f"deepest split {run.deepest}, {run.cpu_seconds:.0f} CPU-s; certificate "
+                    f"{args.output}", soft_wrap=True)
+    return 0 if run.status else 1
+
+
+def add_parsers(sub, command: Callable) -> None:
+    """Register certify and recheck; ``command(sub, name, purpose, example)`` makes a subcommand."""
+    ce = command(sub, "certify", "certify a claim group over a box by branch and bound, writing a "
+                 "certificate: prop1, thm2, cor1 over (d, eps); thm2-4d, cor1-4d over (d, eps, "
+                 "u = eta1/sqrt(d), v = eta2_min/eta2), every step size the statements allow; "
+                 "thm2-4d-tail, cor1-4d-tail the same for every eps in (0, --eps HI]",
+                 "verify certify prop1 --d 2 10 --eps 0.1 0.5 --output prop1.cert.json")
+    ce.add_argument("group", choices=["prop1", "thm2", "cor1", "thm2-4d", "cor1-4d",
+                                      "thm2-4d-tail", "cor1-4d-tail"], help="the claims to certify")
+    ce.add_argument("--d", type=float, nargs=2, metavar=("LO", "HI"), required=True,
+                    help="the range of d (real; prop1 from 2, the others from 3)")
+    ce.add_argument("--eps", type=float, nargs=2, metavar=("LO", "HI"), required=True,
+                    help="the range of eps, inside (0, 1) (from 0 for the -tail groups)")
+    ce.add_argument("--u", type=float, nargs=2, metavar=("LO", "HI"),
+                    help="eta1/sqrt(d), 4-D groups (default 0 to thm2.eta1_scale; 0 is the limit)")
+    ce.add_argument("--v", type=float, nargs=2, metavar=("LO", "HI"),
+                    help="eta2_min/eta2, 4-D groups (default 0 to 1; 0 is the limit eta2 -> inf)")
+    ce.add_argument("--bits", type=cli_args.positive, default=96, help="Arb precision in bits (default 96)")
+    ce.add_argument("--max-depth", type=cli_args.positive, default=24,
+                    help="deepest split before a box is reported undecided (default 24)")
+    ce.add_argument("--seconds", type=float, help="stop splitting after this long (the rest undecided)")
+    ce.add_argument("--max-boxes", type=cli_args.positive,
+                    help="stop after judging this many boxes (the rest undecided)")
+    ce.add_argument("--workers", type=cli_args.positive, default=1,
+                    help="judge the boxes in this many processes (or Dask workers with --cluster)")
+    ce.add_argument("--cluster", metavar="local", help="run on a Dask LocalCluster of --workers")
+    ce.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS")
+    ce.add_argument("--journal", metavar="PATH",
+                    help="keep every judged box in PATH; the same command again resumes from it")
+    ce.add_argument("--progress", action="store_true", help="print progress lines on stderr")
+    cli_args.add_output(ce, "the certificate (JSON)", old=("--out",), metavar="FILE")
+    cli_args.add_constants(ce)
+    ce.set_defaults(handler=cmd_certify)
+    cc = command(sub, "certify-cube", "certify Proposition 2 or 3 for every attention at one d by "
+                 "branch and bound over the cube of successive ratios, writing a certificate",
+                 "verify certify-cube prop3-cube-d3 --output certificates/prop3-cube-d3.json")
+    cc.add_argument("group", help="prop3-cube-dD, prop3-sharp-dD or prop2-cone-dD (D = 3, 4, 5)")
+    cc.add_argument("--journal", metavar="FILE", help="judged boxes (JSON lines): a stopped run resumes")
+    cc.add_argument("--boxes", type=cli_args.positive, help="stop after judging this many boxes (the rest unreached)")
+    cli_args.add_output(cc, "the certificate (JSON)", old=("--out",), metavar="FILE")
+    cli_args.add_constants(cc)
+    cc.set_defaults(handler=cmd_certify_cube)
+    rc = command(sub, "recheck", "re-verify a certificate written by 'verify certify', leaf by leaf, "
+                 "and check that its leaves cover the box", "verify recheck prop1.cert.json")
+    rc.add_argument("certificate", help="the certificate (JSON)")
+    rc.add_argument("--workers", type=cli_args.positive, default=1, help="processes for the leaves")
+    rc.add_argument("--independent", action="store_true",
+                    help="judge the leaves with the independent checker (verify/checker, "
+                    "proofs/checker.md) instead of re-running the engine that wrote them")
+    rc.add_argument("--any-box", action="store_true",
+                    help="recheck the file's own claim even when its box or constants differ "
+                    "from the registered check's and proofs/constants.toml")
+    rc.set_defaults(handler=cmd_recheck)

@@ -1,0 +1,205 @@
+"""REPORT.md: the per-result summary first (one screen), then how to read it, the ledger, the
+figures, one section per result with its checks, the discrepancies, the measured constants,
+the constants, an appendix with every detail that a cell had to cut, and the provenance."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from ..checks import EVIDENCE_DEFINITIONS, Profile, Result
+from ..constants import Constant
+from ..regression.dependencies import compact, used_by
+from ..run.runner import CheckReport
+from .cells import escape_cell, fit
+from .exhibits import exhibits
+from .rows import EXIT_MEANING, exit_code, ledger_text, overall, passed_text, rows, status_text, worst_text
+from .summary import headline, recorded_claims, section5_line, summary_rows
+
+READING = """\
+How to read this report:
+
+- *Verdict* is each result's, from its checks; *strongest evidence* names the kind of evidence
+  and the range it covers. Every check below states its own kind:
+{kinds}
+- *Passed* counts held-out cases out of held-out cases. Where a constant was measured on some
+  cases (its calibration set), those in-sample cases are shown apart (`+25/25 in-sample`) and
+  never counted; a vacuous case (a target <= 0: nothing tested) is shown, never counted.
+- *Margin*: `xR` means the bound is R times the value; `+D` means it exceeds the value by D;
+  `proved` marks a symbolic step (a proof has no slack to show).
+- A *discrepancy* is a documented failure of the paper (or of our reconstruction), scoped to the
+  cases where it is expected; a failure outside its scope is a FAIL. Checks marked † test a
+  reconstructed statement or constant (see the linked document).
+- Exit code {exit_meaning}."""
+
+
+class Appendix:
+    """Details too long for a table cell: the cell shows the shortened text and a link here."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[str, str]] = []
+
+    def cell(self, text: str, label: str) -> str:
+        short = fit(text)
+        if short == text:
+            return escape_cell(text)
+        anchor = f"detail-{len(self.entries) + 1}"
+        self.entries.append((anchor, f"{label}: {text}"))
+        return escape_cell(short) + f" ([whole](#{anchor}))"
+
+    def lines(self) -> list[str]:
+        if not self.entries:
+            return []
+        out = ["## Appendix: details in full", "",
+               "Cells above shorten long vectors and cut long details; here they are whole (the "
+               "JSON report has them too).", ""]
+        for anchor, text in self.entries:
+            out += [f'<a id="{anchor}"></a>', "<details><summary>" + escape_cell(text[:80]) + " …</summary>",
+                    "", escape_cell(text), "", "</details>", ""]
+        return out
+
+
+def kinds_text() -> str:
+    """The evidence kinds, one indented bullet each (the legend)."""
+    return "\n".join(f"  - *{kind.value}*: {text}." for kind, text in EVIDENCE_DEFINITIONS.items())
+
+
+def summary_lines(reports: Sequence[CheckReport], results: Sequence[Result]) -> list[str]:
+    """The summary table: one row per result, linking its section."""
+    out = ["| result | statement | verdict | strongest evidence (range covered) | discrepancies |",
+           "|---|---|---|---|---|"]
+    for row in summary_rows(reports, results):
+        out.append(f"| [{row['name']}](#{row['result']}) | {escape_cell(row['statement'])} | "
+                   f"{row['verdict'] if row['verdict'].startswith('holds') else '**' + row['verdict'] + '**'} | "
+                   f"{escape_cell(fit(row['evidence']))} | "
+                   f"{escape_cell(fit(row['discrepancies']))} |")
+    return out
+
+
+def figure_lines(figures: Sequence[tuple[str, str]], note: str | None) -> list[str]:
+    """Embedded figures (title, relative path), or the one line that says why there are none."""
+    if note:
+        return ["## Figures", "", note, ""]
+    if not figures:
+        return []
+    out = ["## Figures", ""]
+    for title, path in figures:
+        out += [f"**{title}**", "", f"![{title}]({path})", ""]
+    return out
+
+
+def _result_section(result: Result, result_rows: list[dict], reports: Sequence[CheckReport],
+                    appendix: Appendix) -> list[str]:
+    lines = [f'<a id="{result.id}"></a>', "", f"## {result.name} (`{result.id}`)", "",
+             f"Statement: {result.statement}. Hypotheses: {result.hypotheses}. "
+             f"Document: [{result.document}]({result.document}).", ""]
+    if not result_rows:
+        return lines + ["**Not checked yet.**", ""]
+    lines += ["| check | step | claim | cases | passed | worst margin | worst case | evidence | status |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for row in result_rows:
+        mark = " †" if row["reconstructed"] else ""
+        checked = f" (checked on {row['range']})" if row["range"] and row["range"] not in row["claim"] else ""
+        evidence = row["evidence"] + (" (over a box)" if row["evidence"] == "certified" and row["reach"] == "range"
+                                      else " (at points)" if row["evidence"] == "certified" else "")
+        lines.append(f"| `{row['check']}`{mark} | {escape_cell(row['step'])} | "
+                     f"{appendix.cell(row['claim'] + checked, row['check'] + ', claim')} | {row['cases']} | "
+                     f"{passed_text(row)} | {row['worst_margin']} | "
+                     f"{appendix.cell(worst_text(row), row['check'] + ', worst case')} | "
+                     f"{evidence} | {status_text(row)} |")
+    lines.append("")
+    for exhibit, body in exhibits([result], reports):
+        lines += [f"### {exhibit.title} (`{exhibit.check}`)", "", exhibit.caption, "",
+                  "| " + " | ".join(header for _, header in exhibit.columns) + " |",
+                  "|" + "---|" * len(exhibit.columns)]
+        lines.extend("| " + " | ".join(escape_cell(fit(c)) for c in row) + " |" for row in body)
+        lines.append("")
+    return lines
+
+
+def _discrepancy_lines(reports: Sequence[CheckReport]) -> list[str]:
+    discrepancies = [rep for rep in reports if rep.discrepancy]
+    lines = ["## Discrepancies", ""]
+    if not discrepancies:
+        return lines + ["None documented.", ""]
+    for rep in discrepancies:
+        d = rep.discrepancy
+        expected = [o for o in rep.failed if rep.in_scope(o)]
+        scoped = [o for o in rep.counted if rep.in_scope(o)]
+        text = (f"- `{rep.check.id}` (expected to fail where {d.scope}): {d.reason} "
+                f"Failing as documented: {len(expected)} of the {len(scoped)} cases in scope")
+        if expected:
+            first = min(expected, key=lambda o: o.case)
+            text += f"; e.g. {first.case}: {fit(first.detail)}"
+        if rep.not_reproduced:
+            text += f". NOT REPRODUCED at {', '.join(o.case for o in rep.not_reproduced)}"
+        if rep.unexpected:
+            text += f". FAILS OUTSIDE ITS SCOPE at {', '.join(o.case for o in rep.unexpected)}"
+        lines.append(text + ".")
+    return lines + [""]
+
+
+def _calibration_lines(reports: Sequence[CheckReport]) -> list[str]:
+    calibrated = [(rep, cal) for rep in reports for cal in rep.result.calibrations_for(rep.check.id)]
+    if not calibrated:
+        return []
+    lines = ["## Measured constants: in-sample and held-out cases", "",
+             "| check | constant | calibrated on | in-sample passed | held-out passed |",
+             "|---|---|---|---|---|"]
+    for rep, cal in calibrated:
+        held = [o for o in rep.counted if not rep.in_sample(o)]
+        inside, total = rep.calibration_passed(cal)
+        lines.append(f"| `{rep.check.id}` | `{cal.constant}` | {escape_cell(cal.scope)} | {inside}/{total} | "
+                     f"{len(rep.passed)}/{len(held)} |")
+    return lines + [""]
+
+
+def _constant_lines(reports: Sequence[CheckReport], constants: Mapping[str, Constant]) -> list[str]:
+    lines = ["## Constants", "",
+             "| key | value | domain | meaning | source | used by (checks that read it in this run) |",
+             "|---|---|---|---|---|---|"]
+    readers = used_by(reports)
+    for key, c in sorted(constants.items()):
+        domain = c.domain.text if c.domain else "-"
+        lines.append(f"| `{key}` | {c.text} | {domain} | {escape_cell(fit(c.meaning))} | "
+                     f"{escape_cell(fit(c.source))} | {compact(readers.get(key, [])) or '-'} |")
+    return lines + [""]
+
+
+def provenance_markdown(provenance: Mapping[str, str]) -> list[str]:
+    """The report's last section: what produced it, one item per line."""
+    return ["## Provenance", "",
+            "What produced this report: the code, the constants, the settings and the machine "
+            "(`verify --version` prints the same items).", "",
+            *(f"- {name}: `{value}`" for name, value in provenance.items()), ""]
+
+
+def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
+             constants: Mapping[str, Constant], profile: Profile, command: str = "verify all",
+             see_also: Sequence[str] = (), provenance: Mapping[str, str] | None = None,
+             folder: Path | None = None, figures: Sequence[tuple[str, str]] = (),
+             figure_note: str | None = None) -> str:
+    """The markdown report; ``see_also`` lines (links to companion reports) follow the legend,
+    ``figures`` (title, path relative to the report) are embedded, the ``provenance`` record
+    (:mod:`verify.report.provenance`) closes it; ``folder`` is where the report is written (the
+    recorded Section 5 claims are read beside it)."""
+    by_result: dict[str, list[dict]] = {}
+    for row in rows(reports):
+        by_result.setdefault(row["result"], []).append(row)
+    recorded = recorded_claims(folder) if folder is not None else None
+    appendix = Appendix()
+    lines = ["# Theorem report", "",
+             f"Generated by `{command}` (profile `{profile.value}`). Overall: **{overall(reports)}** "
+             f"(exit code {exit_code(reports)}). " + headline(reports, results, recorded), "",
+             *summary_lines(reports, results), "",
+             READING.format(kinds=kinds_text(), exit_meaning=EXIT_MEANING), "",
+             ledger_text(reports), "",
+             *(line for text in see_also for line in (text, "")),
+             *figure_lines(figures, figure_note)]
+    for result in results:
+        lines += _result_section(result, by_result.get(result.id, []), reports, appendix)
+    lines += ["## Section 5", "", section5_line(reports, recorded), ""]
+    lines += _discrepancy_lines(reports) + _calibration_lines(reports) + _constant_lines(reports, constants)
+    lines += appendix.lines()
+    if provenance:
+        lines.extend(provenance_markdown(provenance))
+    return "\n".join(lines)

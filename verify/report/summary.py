@@ -1,0 +1,205 @@
+"""The report's first table: one row per result of the paper — its statement in a dozen words,
+its verdict, the strongest evidence with the range it covers, its discrepancies in a phrase each
+— and the Section 5 line.  Everything is read from the run's outcomes (and, for Section 5, from
+the claims file `verify experiments` records); nothing here is typed in per result.
+
+A check speaks for the result's *statement* unless its step is a proof step (``A.…``), a
+tightness exhibit or a configuration check; its ``scope`` says which part of the statement it
+covers ("at alpha = 0").  Evidence is ranked: proved or certified over the whole range, then
+certified at points, numeric, statistical, searched.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from ..checks import Evidence, Reach, Result
+from ..run.runner import CheckReport
+from .rows import range_values
+
+CLAIMS_FILE = Path("reports") / "experiments" / "claims.json"  # written by `verify experiments`
+_RANK = {(Evidence.SYMBOLIC, Reach.RANGE): 0, (Evidence.CERTIFIED, Reach.RANGE): 0,
+         (Evidence.CERTIFIED, Reach.POINTS): 1, (Evidence.SYMBOLIC, Reach.POINTS): 1,
+         (Evidence.NUMERIC, Reach.POINTS): 2, (Evidence.STATISTICAL, Reach.POINTS): 3,
+         (Evidence.SEARCH, Reach.POINTS): 4}
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def pretty(x: float) -> str:
+    """A number as a reader writes it: 3, 0.99, 10⁻⁶, 10⁹, 2.5·10⁵."""
+    if x == 0 or 1e-3 <= abs(x) < 1e5:
+        return f"{x:g}"
+    exponent = math.floor(math.log10(abs(x)))
+    mantissa = x / 10 ** exponent
+    power = "10" + str(exponent).translate(_SUPERSCRIPT)
+    return power if abs(mantissa - 1) < 1e-9 else f"{mantissa:.3g}·{power}"
+
+
+def _span(values: list) -> str:
+    nums = [v for v in values if isinstance(v, (int, float))]
+    if not nums:
+        return ", ".join(map(str, values))
+    if len(nums) <= 3:
+        return ", ".join(pretty(v) for v in nums)
+    return f"{pretty(min(nums))}…{pretty(max(nums))}"
+
+
+def points_text(rep: CheckReport) -> str:
+    """Where a check's cases sit: "d = 3…50 (9 cases)", "(d, eps) at 120 points, d = 2…10⁶"."""
+    n = len(rep.counted)
+    ds, es = range_values(rep, "d"), range_values(rep, "eps")
+    where = []
+    if ds:
+        where.append(f"d = {_span(ds)}")
+    if es:
+        where.append(f"ε = {_span(es)}")
+    cases = f"{n} case{'s' * (n != 1)}"
+    return f"{', '.join(where)}; {cases}" if where else cases
+
+
+def _box_text(rep: CheckReport) -> str:
+    """The range a certified box covers, from the outcome (``values['range']``, or the case's
+    box)."""
+    for o in rep.counted:
+        if isinstance(o.values.get("range"), str):
+            return o.values["range"]
+    p = next((rep.params[o.case] for o in rep.counted if o.case in rep.params), {})
+    if {"d_lo", "d_hi", "eps_lo", "eps_hi"} <= set(p):
+        return (f"every real d ∈ [{pretty(p['d_lo'])}, {pretty(p['d_hi'])}], "
+                f"ε ∈ [{pretty(p['eps_lo'])}, {pretty(p['eps_hi'])}]")
+    return "; ".join(o.case for o in rep.counted)
+
+
+def _in_sample_note(rep: CheckReport) -> str:
+    """For a check whose every case is a calibration case of a measured constant: which."""
+    if rep.status != "in-sample only":
+        return ""
+    keys = ", ".join(c.constant for c in rep.result.calibrations_for(rep.check.id))
+    return f" (in-sample: its range holds {keys}'s calibration cases)"
+
+
+def evidence_phrase(rep: CheckReport) -> str:
+    """What one check shows, with its range in words (and, for an in-sample check, whose
+    calibration cases its range holds)."""
+    return _phrase(rep) + _in_sample_note(rep)
+
+
+def _phrase(rep: CheckReport) -> str:
+    scope = f" {rep.check.scope}" if rep.check.scope else ""
+    kind, reach = rep.check.evidence, rep.check.covers
+    if kind is Evidence.SYMBOLIC and reach is Reach.RANGE:
+        label = "; ".join(dict.fromkeys(o.case for o in rep.counted))
+        return f"proved{scope} for {label}"
+    if kind is Evidence.CERTIFIED and reach is Reach.RANGE:
+        return f"certified{scope} for {_box_text(rep)}"
+    verb = {Evidence.CERTIFIED: "certified", Evidence.NUMERIC: "numeric",
+            Evidence.STATISTICAL: "statistical", Evidence.SEARCH: "searched",
+            Evidence.SYMBOLIC: "proved"}[kind]
+    if kind is Evidence.CERTIFIED:
+        return f"certified{scope} at the point{'s' * (len(rep.counted) != 1)} found ({points_text(rep)})"
+    return f"{verb}{scope} at {points_text(rep)}"
+
+
+def is_statement(rep: CheckReport) -> bool:
+    """Whether a check tests the result's statement (not a proof step, a tightness exhibit or a
+    configuration check)."""
+    step = rep.check.step
+    return (not step.startswith("A.") and "tightness" not in step and "hypotheses" not in step
+            and rep.check.evidence not in (Evidence.EXHIBIT, Evidence.CONFIGURATION))
+
+
+def _rank(rep: CheckReport) -> int:
+    return _RANK.get((rep.check.evidence, rep.check.covers), 5)
+
+
+def strongest(reps: Sequence[CheckReport], keep: int = 2) -> str:
+    """The strongest evidence for the statement (passing checks only), at most ``keep`` kinds,
+    and how many proof steps were proved for their whole range."""
+    held = sorted((r for r in reps if is_statement(r) and r.status in ("pass", "discrepancy", "in-sample only")),
+                  key=_rank)
+    phrases, kinds = [], set()
+    for rep in held:
+        kind = (rep.check.evidence, rep.check.covers, rep.check.scope)
+        if kind in kinds:
+            continue
+        kinds.add(kind)
+        phrases.append(evidence_phrase(rep))
+        if len(phrases) == keep:
+            break
+    steps = [r for r in reps if r.check.step.startswith("A.")
+             and r.check.evidence not in (Evidence.EXHIBIT, Evidence.CONFIGURATION)]
+    if steps:
+        proved = sum(r.status == "pass" and r.check.covers is Reach.RANGE for r in steps)
+        phrases.append(f"proof steps: {proved} of {len(steps)} proved for their whole range")
+    return "; ".join(phrases) or "-"
+
+
+def verdict(reps: Sequence[CheckReport]) -> str:
+    """A result's verdict from its checks' statuses."""
+    statuses = [r.status for r in reps]
+    for bad in ("FAIL", "undecided", "incomplete", "discrepancy not reproduced"):
+        if bad in statuses:
+            n = statuses.count(bad)
+            return f"{bad} ({n} check{'s' * (n != 1)})"
+    if not any(s in ("pass", "discrepancy") for s in statuses):
+        return "exhibit only"
+    n = statuses.count("discrepancy")
+    return "holds" + (f" (with {n} documented discrepanc{'ies' if n != 1 else 'y'})" if n else "")
+
+
+def discrepancy_text(reps: Sequence[CheckReport]) -> str:
+    parts = [f"`{r.check.id}` fails where {r.discrepancy.scope}" for r in reps if r.discrepancy]
+    return "; ".join(parts) or "-"
+
+
+def summary_rows(reports: Sequence[CheckReport], results: Sequence[Result]) -> list[dict]:
+    """One row per result that ran, in the paper's order."""
+    out = []
+    for result in results:
+        reps = [r for r in reports if r.result.id == result.id]
+        if not reps:
+            continue
+        out.append({"result": result.id, "name": result.name,
+                    "statement": result.short or result.statement, "verdict": verdict(reps),
+                    "evidence": strongest(reps), "discrepancies": discrepancy_text(reps)})
+    return out
+
+
+def recorded_claims(folder: Path) -> dict | None:
+    """The Section 5 claims as `verify experiments` last judged them on its grid
+    (reports/experiments/claims.json beside the report), or None."""
+    path = folder / CLAIMS_FILE
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("claims"), dict) else None
+
+
+def section5_line(reports: Sequence[CheckReport], recorded: Mapping | None) -> str:
+    """The experiments' own line: this run's verdicts when it ran them, else the recorded grid."""
+    reps = [r for r in reports if r.result.id == "experiments"]
+    if reps:
+        held = sum(r.status == "pass" for r in reps)
+        return (f"Section 5 (experiments, this run): {held} of {len(reps)} claims hold "
+                f"({', '.join(f'`{r.check.id}` {r.status}' for r in reps)}).")
+    if not recorded:
+        return "Section 5 (experiments): not run here (`verify experiments` runs the grid)."
+    claims = recorded["claims"]
+    held = sum(c.get("verdict") == "pass" for c in claims.values())
+    shown = ", ".join(f"`{cid}` {c.get('verdict')}" for cid, c in claims.items())
+    return (f"Section 5 (experiments, recorded by `verify experiments` on the {recorded.get('grid', 'grid')}): "
+            f"{held} of {len(claims)} claims hold ({shown}); see [claims.md]"
+            f"({(CLAIMS_FILE.parent / 'claims.md').as_posix()}).")
+
+
+def headline(reports: Sequence[CheckReport], results: Sequence[Result], recorded: Mapping | None) -> str:
+    """Every registered result's verdict in one line, then the Section 5 line."""
+    rows = summary_rows(reports, results)
+    held = [r for r in rows if r["verdict"].startswith("holds")]
+    bad = [f"{r['name']} {r['verdict']}" for r in rows if not r["verdict"].startswith("holds")]
+    text = f"Results: {len(held)} of {len(rows)} hold as checked"
+    text += f"; {'; '.join(bad)}." if bad else "."
+    return text + " " + section5_line(reports, recorded)
