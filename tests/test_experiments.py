@@ -136,15 +136,15 @@ def test_command_tunes_freezes_and_writes_table_and_figure_reproducibly_and_resu
     base = ["experiments", "--profile", "quick", "--tasks", "occurrence,even_pairs",
             "--plans", "joint,O1-A1", "--chosen", str(chosen)]
     grid_argv = [*base, "--seeds", "2", "--map-seeds", "2"]
-    code, _, err = _run(capsys, *grid_argv, "--out", str(tmp_path / "a"))
+    code, _, err = _run(capsys, *grid_argv, "--output", str(tmp_path / "a"))
     assert code == 2 and "--stage tune" in err  # nothing frozen yet: one line
-    code, out, _ = _run(capsys, *base, "--stage", "tune", "--write-chosen", "--out", str(tmp_path / "a"))
+    code, out, _ = _run(capsys, *base, "--stage", "tune", "--write-chosen", "--output", str(tmp_path / "a"))
     assert code == 0 and chosen.is_file() and (tmp_path / "a" / "tuning.png").is_file()
     frozen = protocol.load_chosen("quick", chosen)
     assert set(frozen) == {"occurrence", "even_pairs"} and len(frozen["occurrence"]["O1-A1"]) == 2
-    code, out, _ = _run(capsys, *grid_argv, "--out", str(tmp_path / "a"))
+    code, out, _ = _run(capsys, *grid_argv, "--output", str(tmp_path / "a"))
     assert code == 0 and "Table 1" in out
-    code, _, _ = _run(capsys, *grid_argv, "--out", str(tmp_path / "b"), "--workers", "2")
+    code, _, _ = _run(capsys, *grid_argv, "--output", str(tmp_path / "b"), "--workers", "2")
     assert code == 0
     assert not (tmp_path / "a" / "claims.md").exists()  # two tasks: the claims need all six
     for name in ("table1.md", "figure3.png"):
@@ -161,14 +161,14 @@ def test_command_tunes_freezes_and_writes_table_and_figure_reproducibly_and_resu
     # resume: a third run in the same directory computes nothing new and writes the same bytes
     lines = (tmp_path / "a" / "journal.jsonl").read_text().count("\n")
     before = (tmp_path / "a" / "table1.json").read_bytes()
-    assert _run(capsys, *grid_argv, "--out", str(tmp_path / "a"))[0] == 0
+    assert _run(capsys, *grid_argv, "--output", str(tmp_path / "a"))[0] == 0
     assert (tmp_path / "a" / "journal.jsonl").read_text().count("\n") == lines
     assert (tmp_path / "a" / "table1.json").read_bytes() == before
     # a frozen choice that disagrees with the journal's tuning is refused
     data = protocol.read_chosen(chosen)
     data["quick"]["occurrence"]["joint"] = [k + 1 if k < 2 else k - 1 for k in data["quick"]["occurrence"]["joint"]]
     chosen.write_text(protocol.chosen_text(data))
-    code, _, err = _run(capsys, *grid_argv, "--out", str(tmp_path / "a"))
+    code, _, err = _run(capsys, *grid_argv, "--output", str(tmp_path / "a"))
     assert code == 2 and "disagrees" in err
 
 
@@ -177,7 +177,7 @@ def test_command_tunes_freezes_and_writes_table_and_figure_reproducibly_and_resu
     (["experiments", "--plans", "joint,B"], "unknown plan B"),
     (["experiments", "--seeds", "0"], "expected a positive integer"),
     (["experiments", "--profile", "full"], "invalid choice"),
-    (["experiments", "--out", "/no/such/dir/x"], "no such directory"),
+    (["experiments", "--output", "/no/such/dir/x"], "no such directory"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
     code, _, err = _run(capsys, *argv)
@@ -186,7 +186,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
 
 def test_missing_matplotlib_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path):
     monkeypatch.setattr(figure.importlib.util, "find_spec", lambda name: None)
-    code, _, err = _run(capsys, "experiments", "--profile", "quick", "--out", str(tmp_path / "x"))
+    code, _, err = _run(capsys, "experiments", "--profile", "quick", "--output", str(tmp_path / "x"))
     assert code == 2 and "notebooks extra" in err and len(err.strip().splitlines()) == 1
 
 
@@ -323,12 +323,12 @@ def test_joint_step_diagnosis_reruns_only_the_failing_seeds(monkeypatch, tmp_pat
 
     monkeypatch.setattr(joint_step, "run_one", fake_run)
     monkeypatch.setattr(joint_step, "settings", lambda task, profile: {"eta_attention": 500.0})
-    assert joint_step.main(["--out", str(tmp_path), "--tasks", "occurrence", "--seeds", "2"]) == 0
+    assert joint_step.main(["--output", str(tmp_path), "--tasks", "occurrence", "--seeds", "2"]) == 0
     assert calls == [(0, 500.0), (1, 500.0), (1, 50.0)]
     text = (tmp_path / "joint-step.md").read_text()
     assert "occurrence: 1 of 2 seeds below 0.99; 1 of them reach it" in text
     assert "| occurrence | 1 | 0.7000 |" in text
-    assert joint_step.main(["--out", str(tmp_path / "none")]) == 2
+    assert joint_step.main(["--output", str(tmp_path / "none")]) == 2
 
 
 # ------------------------------------------------------------------------------ generators
@@ -496,7 +496,7 @@ def test_run_seed_gives_run_one_bytes_for_every_plan():
 def test_grid_gives_the_same_bytes_on_a_local_cluster_of_two(tmp_path):
     """The same tiny grid serially and on a Dask LocalCluster of 2 workers: the same records."""
     distributed = pytest.importorskip("distributed")
-    from verify import executors
+    from verify.run import executors
 
     args = (["occurrence", "slr"], ["joint", "O1-A1-O"], [0, 1], "quick")
     serial = grid.run_grid(*args)
@@ -592,7 +592,7 @@ def test_journal_fingerprint_covers_the_computing_code_only(tmp_path):
     key; a change to the presentation (table.py) does not."""
     import shutil
 
-    from verify.journal import PACKAGE
+    from verify.run.journal import PACKAGE
 
     root = tmp_path / "verify"
     shutil.copytree(PACKAGE / "experiments", root / "experiments")
@@ -621,7 +621,7 @@ def test_the_computing_modules_import_only_the_engine_modules_the_fingerprint_co
     every line a run executes)."""
     import ast
 
-    from verify.journal import PACKAGE
+    from verify.run.journal import PACKAGE
 
     seen: set[str] = set()
     todo = [PACKAGE / "experiments" / f"{n}.py" for n in grid.COMPUTING]
@@ -637,3 +637,9 @@ def test_the_computing_modules_import_only_the_engine_modules_the_fingerprint_co
                         seen.add(top)
                         todo.append(PACKAGE / "engine" / f"{top}.py")
     assert seen == set(grid.ENGINE_USED)
+
+
+def test_the_old_out_spelling_still_works_with_a_note(capsys, tmp_path):
+    """--out is --output's deprecated spelling until the next release (issue 26.14)."""
+    code, _, err = _run(capsys, "experiments", "--out", "/no/such/dir/x")
+    assert code == 2 and "--out is deprecated" in err and "no such directory" in err

@@ -3,7 +3,7 @@ its judgement arrives, so a stopped run (hours for a four-dimensional box from i
 where it stopped, on any executor.
 
 The first line is the run's *key*: group, axes, root, constants, precision, method, depth limit
-and the fingerprint of the code that judges (:func:`verify.journal.code_fingerprint`); a journal
+and the fingerprint of the code that judges (:func:`verify.run.journal.code_fingerprint`); a journal
 written under another key is refused, never mixed into the run.  Each record holds the box
 (``float.hex``), its depth, the judgement (status, margins, side to split) and its CPU-seconds.
 """

@@ -13,7 +13,7 @@ Four-dimensional boxes use the centred form of :mod:`verify.certify.plan_range` 
 side along which the least certain margin widens most (its gradient times the side's width).
 
 The boxes of one generation (the queue's contents, in order) are independent: they are judged on
-an executor (:mod:`verify.executors`) and read back in queue order, and a journal
+an executor (:mod:`verify.run.executors`) and read back in queue order, and a journal
 (:mod:`verify.certify.box_journal`) keeps each judgement, so the leaves, their order and the
 certificate's bytes are the same for any executor and worker count, and a stopped run resumes.
 """

@@ -2,7 +2,7 @@
 
 A certificate (JSON, format 2) holds the claim group, the statement proved in words, the axes,
 the constants, the root box, the precision, the code fingerprint
-(:func:`verify.journal.code_fingerprint`), the enclosure method (centred or plain,
+(:func:`verify.run.journal.code_fingerprint`), the enclosure method (centred or plain,
 :mod:`verify.certify.boxes`) and every leaf: its box (floats written exactly, as ``float.hex``)
 and each claim's margin enclosure ``[lower, upper]``; nothing that depends on the machine or
 the executor (no timings), so the same run writes the same bytes anywhere.  Format 1 (the

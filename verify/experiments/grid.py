@@ -8,7 +8,7 @@ tuning value) is computed once.  The journal's key holds the profile and a finge
 code that computes runs (this package, the engine) and of the tasks' configurations; a journal
 of another key is refused.
 
-Work is sent to an executor (:mod:`verify.executors`: in this process, a process pool, Dask) in
+Work is sent to an executor (:mod:`verify.run.executors`: in this process, a process pool, Dask) in
 jobs of at most ``JOB_RUNS`` runs of one task and seed, which share the seed's data (common
 random numbers: every plan of a seed sees the same data and initialisation).  Records are
 returned keyed by their run, whatever the order in which jobs finished, so the outputs' bytes do

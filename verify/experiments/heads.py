@@ -127,12 +127,12 @@ def plot(rows: list[dict], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m verify.experiments.heads")
-    parser.add_argument("--out", default="reports/experiments")
+    parser.add_argument("--output", default="reports/experiments", help="output directory")
     parser.add_argument("--d", default="10,20,50,100")
     parser.add_argument("--seeds", type=int, default=2)
     args = parser.parse_args(argv)
     ds = [int(x) for x in args.d.split(",")]
-    out = Path(args.out)
+    out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
     for d in ds:  # the outputs are rewritten after every row: a stopped run keeps its rows

@@ -236,7 +236,7 @@ def plot(rows: list[dict], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m verify.experiments.heads_population")
-    parser.add_argument("--out", default="reports/experiments")
+    parser.add_argument("--output", default="reports/experiments", help="output directory")
     parser.add_argument("--d", default="10,20,50,100")
     parser.add_argument("--heads", default="1,2,4,8,16")
     parser.add_argument("--targets", type=int, default=6,
@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, "error: --d and --heads are comma-separated integers\n")
     if min(ds) < 2 or min(heads) < 1 or args.targets < 1 or args.mc < 2 or args.workers < 1:
         parser.exit(2, "error: need d >= 2, H >= 1, --targets >= 1, --mc >= 2 and --workers >= 1\n")
-    out = Path(args.out)
+    out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
     if args.append and (out / "heads-population.json").exists():

@@ -74,11 +74,11 @@ def markdown(data: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="reports/experiments")
+    parser.add_argument("--output", default="reports/experiments", help="output directory")
     parser.add_argument("--tasks", default="occurrence,or")
     parser.add_argument("--seeds", type=int, default=50)
     args = parser.parse_args(argv)
-    out = Path(args.out)
+    out = Path(args.output)
     if not out.is_dir():
         print(f"verify: error: --out: no such directory: {out}", file=sys.stderr)
         return 2
