@@ -136,9 +136,9 @@ def test_report_only_judges_nothing_and_lists_what_is_missing(capsys, tmp_path):
     # quick: d = 3 only, the case c2 was set from
     assert rows["prop3.uniform"]["status"] == "in-sample only" and rows["prop3.uniform"]["missing"] == 0
     assert rows["prop3.floor"]["status"] == "incomplete" and rows["prop3.floor"]["missing"] == 2
-    # prop3.floor (2), prop3.certified_floor (2, it reads prop3.floor's found point) and the
-    # symbolic uniform case (1)
-    assert data["overall"].startswith("incomplete: 5 cases of 3 checks were not run")
+    # prop3.floor (2), prop3.certified_floor (2, it reads prop3.floor's found point), the
+    # symbolic uniform case (1) and the two cube certificates at d = 3 (all_attention, sharp)
+    assert data["overall"].startswith("incomplete: 7 cases of 5 checks were not run")
     assert "incomplete (2 not run)" in (tmp_path / "r.md").read_text()
 
 

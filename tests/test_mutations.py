@@ -215,6 +215,15 @@ def _wrong_saturation(mp):  # the background weight e^(-G/v) enclosed as e^(-G v
         mp.setattr(module, "saturating_exp", lambda G, v: (-(G * v)).exp())
 
 
+def _dropped_ratio_tail(mp):  # the cube's moments without their tail beyond a cut of 2
+    from flint import arb
+
+    import verify.engine.certified.ratios as ratios
+
+    mp.setattr(ratios, "T_CUT", 2.0)
+    mp.setattr(ratios, "tails", lambda d, T: (arb(0), arb(0), arb(0)))
+
+
 SMALL_PROP2 = {"random": 0, "starts": 1, "steps": 5, "nm_starts": 0, "nm_evals": 0}
 SMALL_THM1 = {"random": 0, "starts": 0, "evals": 0, "n_eta": 2, "adversarial": False}
 
@@ -294,6 +303,9 @@ MUTATIONS: dict[str, Mutation] = {
 # injected fault of the Arb engine's shared code: a point check because its ball must contain the
 # search's high-precision value (two routes), a box because the claim's margins change sign
 ENGINE_FAULTS: dict[str, Mutation] = {
+    **{cid: Mutation("the cube's moments lose their tail beyond t = 2 (a dropped tail bound)",
+                     patch=_dropped_ratio_tail)
+       for cid in ("prop2.all_parameters", "prop3.all_attention", "prop3.sharp")},
     "prop2.certified_value": Mutation("E[gamma 1{y=+1}] x (1 + 2^-10) in the Arb backend",
                                       patch=_wrong_positive_moment, params=SMALL_PROP2),
     "prop3.certified_floor": Mutation("tail bound dropped, integrals cut at t = 1",
