@@ -643,3 +643,10 @@ def test_the_old_out_spelling_still_works_with_a_note(capsys, tmp_path):
     """--out is --output's deprecated spelling until the next release (issue 26.14)."""
     code, _, err = _run(capsys, "experiments", "--out", "/no/such/dir/x")
     assert code == 2 and "--out is deprecated" in err and "no such directory" in err
+
+
+def test_the_parser_s_task_names_are_the_tasks():
+    """The command line lists the tasks without importing numpy (verify/experiments/__init__)."""
+    from verify.experiments import TASK_NAMES
+
+    assert tuple(TASKS) == TASK_NAMES

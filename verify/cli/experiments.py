@@ -22,16 +22,11 @@ import argparse
 import json
 from pathlib import Path
 
-from ..experiments import figure, protocol, study, table
-from ..experiments.grid import open_journal
-from ..experiments.plans import PLANS
-from ..experiments.run import TASKS, settings
-from ..run import executors
-from ..run.journal import JournalError
+from ..experiments import PLANS, TASK_NAMES
 from . import args as cli_args
 
+# numpy and the models are imported by the handler only, so that `verify --help` starts at once
 SEEDS = {"quick": 3, "default": 50}
-MAP_SEEDS = len(protocol.MAP_SEEDS)
 DEFAULT_OUT = Path("reports") / "experiments"
 
 
@@ -62,13 +57,14 @@ def add_parser(sub, command) -> None:
     ex = command(sub, "experiments", "rerun Section 5: six tasks x seven training plans over "
                  "seeds; writes Table 1 (Markdown, JSON) and Figure 3 (PNG)",
                  "verify experiments --profile quick")
-    ex.add_argument("--tasks", type=_names(list(TASKS), "task"), default=list(TASKS),
-                    help=f"comma list (default all: {','.join(TASKS)})")
+    ex.add_argument("--tasks", type=_names(list(TASK_NAMES), "task"), default=list(TASK_NAMES),
+                    help=f"comma list (default all: {','.join(TASK_NAMES)})")
     ex.add_argument("--plans", type=_names(list(PLANS), "plan"), default=list(PLANS),
                     help=f"comma list (default all: {','.join(PLANS)})")
     ex.add_argument("--seeds", type=_positive, help="Table 1's seeds 0..N-1 (quick 3, default 50)")
-    ex.add_argument("--map-seeds", type=int, default=MAP_SEEDS, metavar="N",
-                    help=f"the init map's seeds 0..N-1 at each scale (default {MAP_SEEDS}; 0: no map)")
+    ex.add_argument("--map-seeds", type=int, metavar="N",
+                    help="the init map's seeds 0..N-1 at each scale (default: the protocol's, "
+                         "proofs/experiments.md; 0: no map)")
     ex.add_argument("--stage", choices=("grid", "tune"), default="grid",
                     help="grid (default): Table 1 and the init map with the frozen steps; tune: "
                          "the protocol's tuning on seeds 50-54")
@@ -94,7 +90,14 @@ def handle(args: argparse.Namespace, console) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from ..experiments import figure, protocol
+    from ..experiments.grid import open_journal
+    from ..run import executors
+    from ..run.journal import JournalError
+
     figure.require()
+    if args.map_seeds is None:
+        args.map_seeds = len(protocol.MAP_SEEDS)
     cli_args.check_outputs(args, files=(), folders=("output",))
     out = Path(args.output)
     if args.map_seeds < 0:
@@ -120,6 +123,9 @@ def handle(args: argparse.Namespace, console) -> int:
 
 
 def _tune(args, out: Path, pool, journal, progress, console) -> int:
+    from ..experiments import figure, protocol, study
+    from ..experiments.run import settings
+
     tuning = study.tune(args.tasks, args.profile, pool, journal, progress, args.plans)
     (out / "tuning.json").write_text(json.dumps(tuning, indent=1, sort_keys=True) + "\n")
     figure.draw_tuning(tuning, out / "tuning.png", f"Tuning (protocol step 2): mean final train "
@@ -142,6 +148,9 @@ def _tune(args, out: Path, pool, journal, progress, console) -> int:
 
 
 def _grid(args, out: Path, pool, journal, progress, console) -> int:
+    from ..experiments import figure, protocol, study, table
+    from ..experiments.run import settings
+
     chosen = protocol.load_chosen(args.profile, args.chosen)
     for task in args.tasks:
         for plan in args.plans:
@@ -169,7 +178,7 @@ def _grid(args, out: Path, pool, journal, progress, console) -> int:
         figure.draw_tuning(tuning, out / "tuning.png", f"Tuning (protocol step 2): mean final "
                            f"train loss over seeds 50-54, profile {args.profile}")
         written.append(out / "tuning.png")
-    if set(args.tasks) == set(TASKS) and set(args.plans) == set(PLANS):
+    if set(args.tasks) == set(TASK_NAMES) and set(args.plans) == set(PLANS):
         (out / "claims.md").write_text(claims_markdown(records, args.profile, len(seeds), maps,
                                                        len(map_seeds)))
         (out / "claims.json").write_text(claims_json(records, args.profile, len(seeds)))
@@ -205,6 +214,7 @@ def claims_markdown(records, profile: str, seeds: int, maps=None, map_seeds: int
     """The claims of the registered ``experiments`` checks (which run the quick grid) judged on
     Table 1's runs and on the init map's runs at each scale: one verdict table, then each
     set's details."""
+    from ..experiments.run import settings
     from ..results import experiments as claims  # the CLI presents a result's verdicts
 
     sets = [(f"std {std:g}, {map_seeds} seeds", m) for std, m in sorted((maps or {}).items())]

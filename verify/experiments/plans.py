@@ -20,10 +20,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from . import PLANS  # noqa: F401 -- the plans' names live in the package, read here and by its users
 from .base import Params
 from .thresholds import DIVERGED
-
-PLANS = ("joint", "A", "O", "A1-O", "O1-A1-O", "O1-A1-O-zero", "O1-A1")
 LABELS = {
     "joint": "joint GD",
     "A": "A",
