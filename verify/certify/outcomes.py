@@ -79,7 +79,7 @@ def registered_root(group: str, constants) -> tuple | None:
 
 def binding(data: dict, file_constants) -> tuple[str, list[str], list[str]]:
     """(claim, notes, mismatches) of a certificate the independent checker cannot read (the
-    four-dimensional groups): its statement, and how its root and constants differ from the
+    eps tails): its statement, and how its root and constants differ from the
     registered case and the constants file."""
     group = data.get("group")
     constants = {k: Fraction(v) for k, v in data.get("constants", {}).items()}
@@ -216,8 +216,8 @@ def _worst_case(status: bool | None, statement: str) -> tuple[bool | None, str]:
 def independently(run, constants) -> tuple[bool, str]:
     """(verdict, what to add to the detail): the run's certificate judged by the independent
     checker (verify.checker), which shares no code with the engine that found it.  A group the
-    checker has no margins for (the four-dimensional ones, for now) keeps the engine's verdict
-    and says so."""
+    checker has no margins for (the eps tails over (ln d, tau, u, v), for now) keeps the
+    engine's verdict and says so."""
     from ..checker import recheck as checker
     from ..checker.claims import GROUPS
     from .certificate import certificate

@@ -17,7 +17,7 @@ from typing import Callable, Mapping
 
 from flint import arb
 
-from .model import hull, loss_gradient, nu, phase1, phase2_rate
+from .model import ends, hull, loss_gradient, moments, nu, phase1, phase2_rate
 
 
 def increasing(f: Callable[[arb], arb], x: arb) -> arb:
@@ -49,24 +49,46 @@ def prop1(x: Point, k: Mapping[str, Fraction]) -> dict:
     return {"prop1": x.eps - loss_gradient(x.d, n1, n2, arb(2), arb(0))[0], "ok": arb(1)}
 
 
+def times(a: arb, b: arb) -> arb:
+    """a b over two balls from the four products of their ends (a bilinear function takes its
+    extremes there; tighter than the midpoint-radius product of two wide balls)."""
+    return hull(*(x * y for x in ends(a) for y in ends(b)))
+
+
 def decay(weight: arb, lam: arb, T: arb) -> arb:
     """weight (1 - lam)^(2T) for 0 < lam < 2: decreasing in T, so T's ball may hold any
     T >= T_low; where 1 - lam may be 0, the upper end |1 - lam|^(2 T_low) (section 6)."""
     r = 1 - lam
     if r > 0 or r < 0:
         log = (-lam).log1p() if r > 0 else (lam - 1).log()
-        return weight * (2 * T * log).exp()
+        return weight * increasing(lambda t: t.exp(), 2 * times(T, log))
     return weight * arb(0).union((2 * arb(T.lower()) * arb(abs(r).upper()).log()).exp())
 
 
 def three_phase(x: Point, C: arb, T_low: arb) -> dict:
     """Phases 1-2 in closed form, Phase 3 as the 2x2 quadratic at alpha' (sections 5-6)."""
+    k = C * phase2_rate(x.d, x.scale) / x.v
+    c = increasing(lambda t: t.exp(), x.u * (1 - k) + k * x.w)  # d e^(-gap)
+    n1, n2 = nu(x.d, c)
+    q = phase3(x, n1, n2, T_low)
+    return {
+        "final_own": x.eps - (q["l_up"] + q["decay"]),
+        "final_centred": x.eps - (q["loss_two"] + q["decay"]),
+        "final_upper": x.eps - q["l_star"],
+        "contraction": (q["lam1t"] - (1 - 1 / x.d) / 8) * (1 / (x.d - 1)),  # lambda_1 - 1/(8d)
+        "distance": 16 * x.d - q["distance"],
+        "optimum": 4 * n1 - q["l_star"],  # 2 delta - L*, delta = 2 nu_1
+        "optimum_own": 4 * n1 - q["l_up"],
+        "delta": x.eps / 2 - 4 * n1,
+        "ok": q["ok"],  # > 0: the formulas above are the claims' (section 6)
+    }
+
+
+def phase3(x: Point, n1: arb, n2: arb, T_low: arb) -> dict:
+    """Phase 3 from beta' at the attention moments nu_1, nu_2 of alpha' (sections 5-6)."""
     d, p = x.d, 1 / (x.d - 1)
     sq = increasing(lambda t: t.sqrt(), d)
     b1s, _ = phase1(d, x.scale * sq)
-    k = C * phase2_rate(d, x.scale) / x.v
-    c = increasing(lambda t: t.exp(), x.u * (1 - k) + k * x.w)  # d e^(-gap)
-    n1, n2 = nu(d, c)
     a, e, h = 1 / arb(2) - 2 * n1 + n2, n1 - n2, 1 / arb(2) + n2
     den = 1 / arb(4) - n1 + n2 - n1 * n1  # a h - e^2 = (d - 1) det A
     bsj = (n2 - 2 * n1 * n1) / den  # beta*_j; L* = beta*_j / 2
@@ -94,26 +116,82 @@ def three_phase(x: Point, C: arb, T_low: arb) -> dict:
     conditions = (lam1t, 2 - lam1 - lam2, root, gap2)
     ok = min((y.lower() for y in conditions), key=float) \
         if all(y.is_finite() for y in conditions) else arb("nan")
+    return {"l_star": l_star, "l_up": l_up, "loss_two": loss_two, "decay": slow + fast,
+            "lam1t": lam1t, "den": den, "distance": err_s * err_s + err_j * err_j, "ok": arb(ok)}
+
+
+def thm2(x: Point, k: Mapping[str, Fraction], plan: Callable = three_phase) -> dict:
+    T_low = exact(k["thm2.T_factor"]) * times(x.d, arb(16).log() + x.u - x.w)
+    return plan(x, exact(k["thm2.C"]), T_low)
+
+
+def cor1(x: Point, k: Mapping[str, Fraction], plan: Callable = three_phase) -> dict:
+    return plan(x, exact(k["cor1.C"]), exact(k["cor1.T_numerator"]) / x.eps)
+
+
+# -- the four-axis boxes (ln d, ln eps, u = eta1/sqrt(d), v = eta2_min/eta2): section 11 ---------
+
+def meet(*balls: arb) -> arb:
+    """The common part of enclosures of one quantity (each holds all its values on the box)."""
+    finite = [b for b in balls if b.is_finite()] or [balls[0]]
+    lo, hi = max((b.lower() for b in finite), key=float), min((b.upper() for b in finite), key=float)
+    return arb(lo).union(arb(hi)) if lo <= hi else arb("nan")
+
+
+def low(a: arb, b: arb) -> arb:
+    """An upper bound of a quantity known to be at most both a and b: the smaller upper end."""
+    return arb(min(a.upper(), b.upper(), key=float))
+
+
+def weights(x: Point, rate: arb) -> tuple[arb, arb]:
+    """(c, c/eps) with c = d e^(-gap), gap = rate ln(d/eps)/v, over v in [v_lo, v_hi] with
+    v_lo >= 0: ln c = ln d (1 - k) + k ln eps, ln(c/eps) = ln(d/eps)(1 - k), k = rate/v.  Where
+    v reaches 0 (the limit eta2 -> inf, gap -> inf: rate > 0 is a condition), both decrease in
+    k >= k_lo = rate_lo/v_hi (ln(d/eps) > 0), so c, c/eps lie in [0, their values at k_lo]."""
+    if x.v > 0:
+        k = rate / x.v
+        return (increasing(lambda t: t.exp(), x.u * (1 - k) + k * x.w),
+                increasing(lambda t: t.exp(), (x.u - x.w) * (1 - k)))
+    if not (x.v.upper() > 0 and rate > 0):
+        return arb(0), arb(0)  # v = 0 exactly, or rate not shown > 0 (then `ok` fails)
+    k_lo = arb((arb(rate.lower()) / arb(x.v.upper())).lower())
+    top = (x.u * (1 - k_lo) + k_lo * x.w, (x.u - x.w) * (1 - k_lo))
+    return tuple(arb(0).union(arb(arb(t.upper()).exp().upper())) for t in top)
+
+
+def whole_range(x: Point, C: arb, T_low: arb) -> dict:
+    """The four-axis claims as relative margins (the certificate's: bound/value - 1 times a
+    positive factor), in nu_r = c^r J_r so that nothing is divided by a c that may be 0."""
+    rate = C * phase2_rate(x.d, x.scale)  # the gap at v = 1 over ln(d/eps)
+    c, ce = weights(x, rate)
+    n1, n2, j1, j2 = moments(x.d, c)
+    q = phase3(x, n1, n2, T_low)
+    inv = 1 / x.eps
+    two = meet(2 * n2 * inv, 2 * ce * c * j2)  # L(alpha', 2 e_s)/eps = 2 nu_2/eps
+    star = meet(q["l_star"] * inv, ce * c * (j2 - 2 * j1 * j1) / (2 * q["den"]))  # L*/eps
+    decay = q["decay"] * inv
+    half = c * j2 / (2 * j1)  # nu_2/(2 nu_1) = L(alpha', 2 e_s)/(2 delta) >= L*/(2 delta)
+    ratio = c * (j2 - 2 * j1 * j1) / (8 * j1 * q["den"])  # L*/(2 delta)
+    ok = q["ok"] if rate > 0 else arb(rate.lower()) if rate.is_finite() else arb("nan")
     return {
-        "final_own": x.eps - (l_up + slow + fast),
-        "final_centred": x.eps - (loss_two + slow + fast),
-        "final_upper": x.eps - l_star,
-        "contraction": (lam1t - (1 - 1 / d) / 8) * p,  # lambda_1 - 1/(8d)
-        "distance": 16 * d - (err_s * err_s + err_j * err_j),
-        "optimum": 4 * n1 - l_star,  # 2 delta - L*, delta = 2 nu_1
-        "optimum_own": 4 * n1 - l_up,
-        "delta": x.eps / 2 - 4 * n1,
-        "ok": arb(ok),  # > 0: the formulas above are the claims' (section 6)
+        "final_own": 1 - (low(star, two) + decay),
+        "final_centred": 1 - (two + decay),
+        "final_upper": 1 - star,
+        "contraction": 8 * (1 + 1 / (x.d - 1)) * q["lam1t"] - 1,  # 8 d lambda_1 - 1
+        "distance": 1 - q["distance"] / (16 * x.d),
+        "optimum": 1 - half,
+        "optimum_own": 1 - low(ratio, half),
+        "delta": 1 - 8 * meet(n1 * inv, ce * j1),  # 1 - 4 delta/eps
+        "ok": ok,
     }
 
 
-def thm2(x: Point, k: Mapping[str, Fraction]) -> dict:
-    T_low = exact(k["thm2.T_factor"]) * x.d * (arb(16).log() + x.u - x.w)
-    return three_phase(x, exact(k["thm2.C"]), T_low)
+def thm2_range(x: Point, k: Mapping[str, Fraction]) -> dict:
+    return thm2(x, k, whole_range)
 
 
-def cor1(x: Point, k: Mapping[str, Fraction]) -> dict:
-    return three_phase(x, exact(k["cor1.C"]), exact(k["cor1.T_numerator"]) / x.eps)
+def cor1_range(x: Point, k: Mapping[str, Fraction]) -> dict:
+    return cor1(x, k, whole_range)
 
 
 @dataclass(frozen=True)
@@ -125,6 +203,7 @@ class Group:
     margins: Callable[[Point, Mapping[str, Fraction]], dict]
     statement: str
     balls: Callable[..., Point] | None = None  # box -> Point; None: the (ln d, ln eps) boxes
+    recorded: Mapping | None = None  # None: RECORDED
 
 
 PLAN = "the three-phase plan from alpha = beta = 0 (eta1 = {thm2.eta1_scale} sqrt(d), "
@@ -143,6 +222,34 @@ GROUPS = {
                   PLAN + "eta2 = {cor1.C} d^2/eta1 ln(d/eps), eta3 = 1) reaches L_s <= eps after "
                   "T = ceil({cor1.T_numerator}/eps) Phase-3 steps (population gradients)"),
 }
+AXES4 = ("ln d", "ln eps", "u", "v")
+STEPS = ("every 0 < eta1 <= {thm2.eta1_scale} sqrt(d) and every eta2 >= eta2_min = {C} d^2/eta1 "
+         "ln(d/eps), eta3 = 1, reaches L_s <= eps after ")
+
+
+def point4(group: Group, box: tuple, k: Mapping[str, Fraction]) -> Point:
+    """The balls of a box of (ln d, ln eps, u, v): the first two as :func:`point`, eta1 = u sqrt(d)
+    (u from 0, the limit eta1 -> 0) and v = eta2_min/eta2 (from 0, the limit eta2 -> inf)."""
+    x = point(group, box[:4], k)
+    return Point(x.d, x.u, x.eps, x.w, arb(box[4]).union(arb(box[5])),
+                 arb(box[6]).union(arb(box[7])))
+
+
+# the four-axis certificates' enclosures (relative margins, L* <= L(alpha', 2 e_s), delta's lower
+# end possibly from the face u = u_hi, v = v_hi) enclose the same functions as these
+RECORDED4 = {"centred": {claim: ("two", key) for claim, key in (
+    ("thm2.final", "final_centred"), ("cor1.population", "final_centred"),
+    ("thm2.contraction", "contraction"), ("thm2.initial_distance", "distance"),
+    ("thm2.optimum", "optimum"), ("thm2.delta", "delta"))}}
+GROUPS["thm2-4d"] = Group(AXES4, 3, GROUPS["thm2"].claims, GROUPS["thm2"].constants, thm2_range,
+                          "the three-phase plan from alpha = beta = 0 with " + STEPS.replace(
+                              "{C}", "{thm2.C}") + "every T >= {thm2.T_factor} d ln(16d/eps) "
+                          "Phase-3 steps, with the A.7 steps (contraction <= 1 - 1/(8d), "
+                          "|beta' - beta*|^2 <= 16d, L* <= 2 delta, 2 delta <= eps/2)", point4, RECORDED4)
+GROUPS["cor1-4d"] = Group(AXES4, 3, GROUPS["cor1"].claims, GROUPS["cor1"].constants, cor1_range,
+                          "the three-phase plan from alpha = beta = 0 with " + STEPS.replace(
+                              "{C}", "{cor1.C}") + "T = ceil({cor1.T_numerator}/eps) Phase-3 "
+                          "steps (population gradients)", point4, RECORDED4)
 OWN = {"prop1.bound": "prop1", "thm2.final": "final_own", "cor1.population": "final_own",
        "thm2.contraction": "contraction", "thm2.initial_distance": "distance",
        "thm2.optimum": "optimum_own", "thm2.delta": "delta"}
@@ -159,6 +266,11 @@ RECORDED = {
               "cor1.population": ("lower", "final_upper"),
               "thm2.contraction": ("lower", "contraction"), "thm2.optimum": ("two", "optimum")},
 }
+
+
+def recorded(group: str) -> Mapping:
+    """Per writing method, how each stored enclosure of ``group`` must agree with the checker."""
+    return GROUPS[group].recorded or RECORDED
 
 
 def point(group: Group, box: tuple, k: Mapping[str, Fraction]) -> Point:

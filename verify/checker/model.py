@@ -117,14 +117,14 @@ def _parts(d, c):
     return q, w, at
 
 
-def nu_at(d: arb, c: arb) -> tuple[arb, arb]:
-    """(nu_1, nu_2) for d >= 2 (a ball) and c = d e^(-gap) > 0 (a point or a narrow ball):
-    nu_1 = c q int_0^inf e^-t y S_1 dt,
-    nu_2 = c^2 int_0^inf t e^-t y [(q/d) S_1 + 2 q^2 (1 - 1/d) y S_2] dt (section 2).
-    Both integrands are real on the real axis, so one integral of f_1 + i k f_2 gives both
-    (k = max(1, c) brings the two to one size: for large c both live at t ~ 1/c)."""
+def scaled_at(d: arb, c: arb) -> tuple[arb, arb]:
+    """(J_1, J_2) = (nu_1/c, nu_2/c^2) for d >= 2 (a ball) and c = d e^(-gap) >= 0 (a point or a
+    narrow ball; c = 0 is the limit gap -> inf, where y = 1 and the same identity holds):
+    J_1 = q int_0^inf e^-t y S_1 dt, J_2 = int_0^inf t e^-t y [(q/d) S_1 + 2 q^2 (1 - 1/d) y S_2] dt
+    (section 2).  Both integrands are real on the real axis, so one integral of f_1 + i k f_2
+    gives both (k = max(1, c) brings the two to one size: for large c both live at t ~ 1/c)."""
     q, w, at = _parts(d, c)
-    first = min(1.0, 1.0 / float(c.upper())) if c > 0 else 1.0
+    first = 1.0 / float(c.upper()) if c.upper() > 1 else 1.0
     k = arb(1 / first)
 
     def second(t, y, s1, s2):
@@ -150,8 +150,13 @@ def nu_at(d: arb, c: arb) -> tuple[arb, arb]:
     y, s1, s2 = at(T)
     e = (-T).exp() * y
     tail1, tail2 = (e * s1).real, (e * second(arb(1), y, s1, s2) * (T + 1)).real
-    return (c * q * (total.real + arb(0).union(tail1.upper())),
-            c * c * (total.imag / k + arb(0).union(tail2.upper())))
+    return q * (total.real + arb(0).union(tail1.upper())), total.imag / k + arb(0).union(tail2.upper())
+
+
+def nu_at(d: arb, c: arb) -> tuple[arb, arb]:
+    """(nu_1, nu_2) = (c J_1, c^2 J_2) for d >= 2 (a ball) and c >= 0 (a point or a narrow ball)."""
+    j1, j2 = scaled_at(d, c)
+    return c * j1, c * c * j2
 
 
 def nu(d: arb, c: arb) -> tuple[arb, arb]:
@@ -161,3 +166,17 @@ def nu(d: arb, c: arb) -> tuple[arb, arb]:
         raise ArithmeticError("the range of c is too wide to integrate: split the box")
     lo, hi = (nu_at(d, x) for x in ends(c))
     return hull(lo[0], hi[0]), hull(lo[1], hi[1])
+
+
+def moments(d: arb, c: arb) -> tuple[arb, arb, arb, arb]:
+    """(nu_1, nu_2, J_1, J_2) over balls of d and c >= 0 from the two ends of c: nu_r increases
+    in c and J_r = nu_r/c^r = E[(n/(d k + n c))^r 1{k >= 1}] decreases in c (at fixed d, on every
+    word); c may reach 0 (the limit v -> 0 of the four-axis boxes, section 11)."""
+    if not c.upper() < 2**64:
+        raise ArithmeticError("the range of c is too wide to integrate: split the box")
+    lo, hi = ends(c)
+    lo = lo if lo > 0 else arb(0)  # c = d e^(-gap) >= 0: a ball's rounding below 0 is not c's
+    j_lo = scaled_at(d, lo)
+    j_hi = j_lo if lo == hi else scaled_at(d, hi)
+    return (hull(lo * j_lo[0], hi * j_hi[0]), hull(lo * lo * j_lo[1], hi * hi * j_hi[1]),
+            hull(j_lo[0], j_hi[0]), hull(j_lo[1], j_hi[1]))

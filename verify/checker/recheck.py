@@ -20,7 +20,7 @@ from typing import Iterable, Mapping
 
 from flint import arb, ctx
 
-from .claims import EXACT, GROUPS, OWN, RECORDED, evaluate
+from .claims import EXACT, GROUPS, OWN, evaluate, recorded
 from .tiling import tiling_problems
 
 FORMATS = ("verify-certificate/1", "verify-certificate/2")
@@ -58,7 +58,7 @@ def read(data: object) -> Certificate:
         if missing:
             raise NotACertificate(f"constants missing: {', '.join(missing)}")
         method = data.get("method", "plain")
-        if method not in RECORDED:
+        if method not in recorded(data["group"]):
             raise NotACertificate(f"unknown method {method!r}")
         root = tuple(float.fromhex(x) for x in data["root"])
         leaves = [{"box": tuple(float.fromhex(x) for x in leaf["box"]),
@@ -72,6 +72,8 @@ def read(data: object) -> Certificate:
         raise NotACertificate(f"malformed certificate: {exc!r}") from None
     if len(root) != 2 * len(axes) or any(len(leaf["box"]) != len(root) for leaf in leaves):
         raise NotACertificate("boxes do not have two ends per axis")
+    if len(axes) == 4 and not (root[4] >= 0 and root[6] >= 0):
+        raise NotACertificate("u = eta1/sqrt(d) and v = eta2_min/eta2 start at 0 or above")
     return Certificate(data["group"], axes, constants, root, method, leaves)
 
 
@@ -93,8 +95,10 @@ def split(box: tuple) -> tuple[tuple, tuple]:
 
 
 def fmt(box: tuple) -> str:
-    return (f"d [{math.exp(box[0]):.6g}, {math.exp(box[1]):.6g}] x "
+    text = (f"d [{math.exp(box[0]):.6g}, {math.exp(box[1]):.6g}] x "
             f"eps [{math.exp(box[2]):.4g}, {math.exp(box[3]):.4g}]")
+    return text + (f" x u [{box[4]:.4g}, {box[5]:.4g}] x v [{box[6]:.4g}, {box[7]:.4g}]"
+                   if len(box) == 8 else "")
 
 
 def ball(x: arb) -> str:
@@ -177,7 +181,7 @@ def _agreement(index: int, group: str, box: tuple, leaf: dict, constants, method
         except (ArithmeticError, ValueError, ZeroDivisionError) as exc:
             return f"leaf {index}: the checker cannot evaluate its {where} ({exc})"
         for claim in GROUPS[group].claims:
-            kind, key = RECORDED[method][claim]
+            kind, key = recorded(group)[method][claim]
             lo, hi = leaf["margins"][claim]
             mine = q[key]
             agree = mine.overlaps(arb(lo).union(arb(hi))) if kind == "two" else arb(lo) <= mine.upper()
@@ -262,6 +266,10 @@ def bind(cert: Certificate, expected_box: tuple | None, file_constants: Mapping[
     d_lo = max(d[0], group.d_min)
     claim = (f"{cert.group}: {text}, for every real d in [{d_lo:.6g}, {d[1]:.6g}] and eps in "
              f"[{e[0]:.4g}, {e[1]:.4g}]")
+    if len(cert.root) == 8:  # u = eta1/sqrt(d), v = eta2_min/eta2; 0 is a limit, not a point
+        claim += "".join(f", {f'0 < {n}' if lo == 0 else f'{lo:.6g} <= {n}'} <= {hi:.6g}"
+                         for n, lo, hi in (("u = eta1/sqrt(d)", *cert.root[4:6]),
+                                           ("v = eta2_min/eta2", *cert.root[6:8])))
     differ = {k: v for k, v in cert.constants.items() if file_constants.get(k) != v}
     used = [k for k in group.constants if k in differ]
     if differ:
@@ -281,6 +289,12 @@ def bind(cert: Certificate, expected_box: tuple | None, file_constants: Mapping[
             mismatches.append(f"the root does not cover the registered box d in "
                               f"[{want[0][0]:g}, {want[0][1]:g}], eps in [{want[1][0]:g}, "
                               f"{want[1][1]:g}]")
+    if len(cert.root) == 8:  # every 0 < eta1 <= eta1_scale sqrt(d) and every eta2 >= eta2_min
+        u_max = file_constants.get("thm2.eta1_scale", Fraction(1))
+        if not (cert.root[4] <= 0 and cert.root[6] <= 0 and Fraction(cert.root[5]) >= u_max
+                and cert.root[7] >= 1):
+            mismatches.append(f"the root does not cover every step size: u in [0, {u_max}] "
+                              "and v in [0, 1]")
     if volume_zero(cert.root):
         mismatches.append("the root box has zero volume: it claims nothing")
     return Binding(claim, notes, mismatches)
