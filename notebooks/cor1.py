@@ -28,7 +28,7 @@
 #
 # The notable difference from Theorem 2 is $T$: $\lceil 72/\varepsilon\rceil$ does not grow with
 # $d$, while A.7's contraction bound $1 - 1/(8d)$ would need $T \approx 4d\ln(16d/\varepsilon)$.
-# Run time: about 15 s on two cores.
+# Run time: about 20 s on two cores.
 
 # %%
 import matplotlib.pyplot as plt

@@ -24,7 +24,7 @@
 # seeded search showing that the bound is sharp. Everything is computed live by
 # `verify.results.lemma_low_attention`, `verify.engine.general` and `verify.engine.symbolic`.
 #
-# Run time: about 10 s on two cores.
+# Run time: about 8 s on two cores.
 
 # %%
 import matplotlib.pyplot as plt

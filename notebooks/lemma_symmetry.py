@@ -28,7 +28,7 @@
 # count vectors; verdicts come from the registered checks of `verify.results.lemma_symmetry`.
 # The lemma is what lets Theorem 2's plan run on four scalars (section 4).
 #
-# Run time: about 10 s on two cores.
+# Run time: about 7 s on two cores.
 
 # %%
 import random

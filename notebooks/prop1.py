@@ -25,7 +25,7 @@
 # and every verdict comes from the registered checks of `verify.results.prop1`. Nothing is
 # copied in by hand.
 #
-# Run time: about 20 s on two cores.
+# Run time: about 15 s on two cores.
 
 # %%
 import matplotlib.pyplot as plt

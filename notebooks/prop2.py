@@ -26,7 +26,7 @@
 # `verify.results.prop2`, numbers through `verify.engine.general`, and verdicts through the
 # registered checks.
 #
-# Run time: about 10–15 s on two cores.
+# Run time: about 15 s on two cores.
 
 # %%
 import matplotlib.pyplot as plt

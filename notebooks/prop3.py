@@ -25,7 +25,7 @@
 # `verify.engine`, closed forms from the SymPy reduction in `verify.engine.symbolic`, verdicts
 # from the registered checks of `verify.results.prop3`.
 #
-# Run time: about 20 s on two cores.
+# Run time: about 16 s on two cores.
 
 # %%
 import matplotlib.pyplot as plt

@@ -25,7 +25,7 @@
 # `proofs/constants.toml` are fractions of floors *measured* by searches. Everything below is
 # computed live by `verify.results.prop4` and the float64 path of `verify.engine.general`.
 #
-# Run time: about 12 s on two cores.
+# Run time: about 40–60 s on two cores.
 
 # %%
 import math

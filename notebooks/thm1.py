@@ -25,7 +25,7 @@
 # engine (`verify.engine.general`), and verdicts come from the registered checks. The lost steps
 # are replaced by a *measured* floor (section 6): that is search evidence, not a proof.
 #
-# Run time: about 10–15 s on two cores.
+# Run time: about 10 s on two cores.
 
 # %%
 import matplotlib.pyplot as plt

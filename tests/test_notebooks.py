@@ -5,12 +5,13 @@ a fresh ``python3`` kernel, failing on the first cell that raises.  The kernel i
 interpreter: a kernelspec pointing at ``sys.executable`` is written into a temporary directory
 that is put first on JUPYTER_PATH, so a stale user-level ``python3`` kernelspec cannot run the
 notebooks under another Python.  Figures use matplotlib's Agg backend and are saved into a
-temporary directory (never into the repository).  Elapsed times are printed, not asserted
-(budget: 30 s per notebook on a 2-core machine).
+temporary directory (never into the repository).  Elapsed times are printed beside the run
+time each notebook states of itself ("Run time: about N s"), not asserted.
 """
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -73,8 +74,10 @@ def test_notebook_runs(path: Path, kernel_env, tmp_path, capsys):
     start = time.perf_counter()
     client.execute()  # raises CellExecutionError on the first failing cell
     elapsed = time.perf_counter() - start
-    with capsys.disabled():  # shown even under -q: the budget is watched, not asserted
-        print(f"\n{path.name}: executed in {elapsed:.1f} s (budget 30 s)")
+    stated = re.search(r"Run time: about ([0-9–]+) s", path.read_text())
+    with capsys.disabled():  # shown even under -q: watched, not asserted
+        print(f"\n{path.name}: executed in {elapsed:.1f} s (the notebook says about "
+              f"{stated.group(1) if stated else '?'} s)")
     errors = [out for cell in nb.cells if cell.cell_type == "code"
               for out in cell.get("outputs", []) if out.get("output_type") == "error"]
     assert not errors
