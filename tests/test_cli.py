@@ -153,7 +153,21 @@ def test_a_run_in_a_log_prints_plain_progress_lines(capsys, monkeypatch):
     PLAIN_PROGRESS_SECONDS (set to 0 here) instead of a silent bar."""
     from verify.cli import run as cli_run
 
-    monkeypatch.setattr(cli_run, "PLAIN_PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(cli_run, "PLAIN_PROGRESS_SECONDS", 0.05)
     code = main(["check", "prop1.short_attention", "--workers", "1"])
     err = capsys.readouterr().err
     assert code == 0 and "verify: 1/1 cases done" in err
+
+
+def test_the_plain_progress_line_comes_while_one_long_case_runs(capsys, monkeypatch):
+    """No case finishes for minutes (a certified box): the lines still come, from a timer."""
+    import time
+
+    from verify.cli import run as cli_run
+
+    monkeypatch.setattr(cli_run, "PLAIN_PROGRESS_SECONDS", 0.05)
+    with cli_run.progress() as update:
+        update(0, 3)
+        time.sleep(0.3)
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("verify: 0/3 cases done")]
+    assert len(lines) >= 3

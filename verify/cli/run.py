@@ -80,20 +80,29 @@ def progress() -> Iterator[Callable[[int, int], None]]:
             task = bar.add_task("cases", total=None)
             yield lambda done, total: bar.update(task, completed=done, total=total)
         return
+    import threading
+
     began = time.monotonic()
-    state = {"last": began, "done": 0, "total": 0}
+    state = {"done": 0, "total": 0}
+    stop = threading.Event()
 
-    def update(done: int, total: int) -> None:
-        state.update(done=done, total=total)
-        now = time.monotonic()
-        if now - state["last"] >= PLAIN_PROGRESS_SECONDS:
-            state["last"] = now
-            print(f"verify: {done}/{total} cases done, {now - began:.0f} s", file=sys.stderr, flush=True)
+    def line() -> None:
+        print(f"verify: {state['done']}/{state['total']} cases done, {time.monotonic() - began:.0f} s",
+              file=sys.stderr, flush=True)
 
-    yield update
+    def tick() -> None:  # a line every PLAIN_PROGRESS_SECONDS, even while one long case runs
+        while not stop.wait(PLAIN_PROGRESS_SECONDS):
+            line()
+
+    ticker = threading.Thread(target=tick, name="verify-progress", daemon=True)
+    ticker.start()
+    try:
+        yield lambda done, total: state.update(done=done, total=total)
+    finally:
+        stop.set()
+        ticker.join()
     if time.monotonic() - began >= PLAIN_PROGRESS_SECONDS:
-        print(f"verify: {state['done']}/{state['total']} cases done, "
-              f"{time.monotonic() - began:.0f} s", file=sys.stderr, flush=True)
+        line()
 
 
 def report_path(args: argparse.Namespace, ids: Sequence[str] | None, profile: str) -> Path | None:
