@@ -195,3 +195,21 @@ def test_prop4_names_its_errors_as_estimates():
     detail = prop4._judge_floor(case, constants()).detail
     assert "mpmath 20 digits (error estimate " in detail and "(error 1" not in detail
     assert inspect.getdoc(prop4.floor_error).startswith("Per-target error ESTIMATE")
+
+
+def test_thm2_beta1_range_on_the_boundary_is_decided_exactly():
+    """At d = 4, eta1 = sqrt(d) = d/2, beta'_s = 1 exactly: the numeric value sits within its
+    error estimate of the end, so the closed forms decide (the open interval fails), inside the
+    discrepancy's scope; off the boundary the numeric route decides alone."""
+    from verify.checks import Evidence, Profile
+    from verify.constants import load, values
+    from verify.results import thm2
+
+    constants = values(load())
+    check = next(c for c in thm2.RESULT.checks if c.id == "thm2.beta1_range")
+    cases = {c.params["d"]: c for c in check.cases(Profile.QUICK, constants, {"d": [4, 5]})
+             if "eta1" not in c.params}
+    at4, at5 = (check.judge(cases[d], constants) for d in (4, 5))
+    assert at4.passed is False and at4.evidence is Evidence.SYMBOLIC and "beta'_s = 1," in at4.detail
+    assert thm2.beta1_out_of_range(cases[4].params)
+    assert at5.passed is True and at5.evidence is Evidence.NUMERIC

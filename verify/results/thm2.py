@@ -90,8 +90,29 @@ def _judge_beta1_range(case: Case, constants: Constants) -> Outcome:
     b_s, b_j, err = run_plan_beta1(case, constants)
     slack = min(b_s, 1 - b_s, b_j, mpmath.mpf(1) / 2 - b_j)
     est = Estimate(slack, err, ErrorKind.ESTIMATED)
-    return difference_outcome(case, est, Evidence.NUMERIC,
-                              f"beta'_s = {mpmath.nstr(b_s, 5)}, beta'_j = {mpmath.nstr(b_j, 5)}")
+    out = difference_outcome(case, est, Evidence.NUMERIC,
+                             f"beta'_s = {mpmath.nstr(b_s, 5)}, beta'_j = {mpmath.nstr(b_j, 5)}")
+    if out.passed is not None:
+        return out
+    exact_s, exact_j = exact_beta1(case.params, constants)  # on the boundary (eta1 = d/2) itself
+    holds = [sp.simplify(x).is_positive for x in (exact_s, 1 - exact_s, exact_j, sp.Rational(1, 2) - exact_j)]
+    decided = False if False in holds else True if all(holds) else None
+    return replace(out, passed=decided, evidence=Evidence.SYMBOLIC if decided is not None else out.evidence,
+                   detail=out.detail + f"; within the error estimate of an end, decided exactly: beta'_s = "
+                   f"{sp.sstr(exact_s)}, beta'_j = {sp.sstr(exact_j)} (the engine's Phase-1 closed forms)")
+
+
+def exact_beta1(params: Mapping[str, object], constants: Constants) -> tuple:
+    """(beta'_s, beta'_j) exactly (SymPy) for a case's d and eta1: eta1 times the coefficients of
+    :func:`beta1_corrected`."""
+    from ..engine import schedules, symbolic
+
+    d = sp.Integer(params["d"])
+    scale = constants["thm2.eta1_scale"]
+    eta1 = {"sqrt(d)": schedules.eta1(d, sp.Rational(scale.numerator, scale.denominator), sp.sqrt),
+            "d^(1/4)": d ** sp.Rational(1, 4), "1": sp.Integer(1)}[params.get("eta1", "sqrt(d)")]
+    r = beta1_corrected()
+    return sp.simplify(eta1 * r["a"].subs(symbolic.d, d)), sp.simplify(eta1 * r["b"].subs(symbolic.d, d))
 
 
 def run_plan_beta1(case: Case, constants: Constants) -> tuple:
