@@ -155,3 +155,28 @@ def test_the_summary_names_the_strongest_evidence_with_its_range():
     failing = CheckReport(result, grid, [Outcome("d=3", False, 0.5, Evidence.NUMERIC, "")], params={"d=3": {"d": 3}})
     assert verdict([*reps[:1], failing]) == "FAIL (1 check)"
     assert pretty(1e-6) == "10⁻⁶" and pretty(2.5e5) == "2.5·10⁵" and pretty(0.99) == "0.99"
+
+
+def test_the_summary_joins_a_box_and_its_eps_tail_and_names_the_step_sizes():
+    """Theorem 2's two certified cases (eps in [1e-6, 0.99] and its tail (0, 1e-6], both over
+    every step size) read as one range in all four parameters; boxes that differ along both
+    axes are not merged; cube cases read "d = 3, 4"."""
+    from verify.checks import Check, Evidence, Outcome, Reach, Result
+    from verify.report.summary import strongest
+    from verify.run.runner import CheckReport
+
+    box = Check("x.box", "X (certified)", "claim", Evidence.CERTIFIED, lambda *a: [], lambda *a: None, reach=Reach.RANGE)
+    result = Result("x", "X", "s", "h", (), checks=(box,))
+    uv = {"u_lo": 0.0, "u_hi": 1.0, "v_lo": 0.0, "v_hi": 1.0}
+    main = {"d_lo": 3.0, "d_hi": 1e9, "eps_lo": 1e-6, "eps_hi": 0.99, **uv}
+    tail = {**main, "eps_lo": 0.0, "eps_hi": 1e-6}
+    rep = CheckReport(result, box, [Outcome("a", True, 1.0, Evidence.CERTIFIED, "", values=main),
+                                    Outcome("b", True, 1.0, Evidence.CERTIFIED, "", values=tail)])
+    assert strongest([rep]) == ("certified for every real d ∈ [3, 10⁹], ε ∈ (0, 0.99], every "
+                                "η₁ ∈ (0, √d] and η₂ ≥ its minimum")
+    apart = {**main, "d_lo": 10.0, "d_hi": 20.0, "eps_lo": 0.5, "eps_hi": 0.9}
+    rep = CheckReport(result, box, [Outcome("a", True, 1.0, Evidence.CERTIFIED, "", values=main),
+                                    Outcome("b", True, 1.0, Evidence.CERTIFIED, "", values=apart)])
+    assert " ∪ " not in strongest([rep]) and strongest([rep]).count("every real d") == 2
+    cube = CheckReport(result, box, [Outcome(f"d={d}", True, 1.0, Evidence.CERTIFIED, "") for d in (3, 4)])
+    assert strongest([cube]) == "certified for d = 3, 4"

@@ -59,17 +59,55 @@ def points_text(rep: CheckReport) -> str:
     return f"{', '.join(where)}; {cases}" if where else cases
 
 
+def _interval(lo: float, hi: float) -> str:
+    """[lo, hi], or (0, hi] when the box reaches a limit at 0 (eps -> 0)."""
+    return f"({pretty(lo)}, {pretty(hi)}]" if lo == 0 else f"[{pretty(lo)}, {pretty(hi)}]"
+
+
+def _joined(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Intervals that touch or overlap, merged (a box and its eps-tail make one range)."""
+    out: list[tuple[float, float]] = []
+    for lo, hi in sorted(spans):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
 def _box_text(rep: CheckReport) -> str:
-    """The range a certified box covers, from the outcome (``values['range']``, or the case's
-    box)."""
+    """The range the certified boxes of a check cover, all its cases together, from the
+    outcomes' values (``range`` as words, or the box's ends d_lo..v_hi) or the cases' params."""
     for o in rep.counted:
         if isinstance(o.values.get("range"), str):
             return o.values["range"]
-    p = next((rep.params[o.case] for o in rep.counted if o.case in rep.params), {})
-    if {"d_lo", "d_hi", "eps_lo", "eps_hi"} <= set(p):
-        return (f"every real d ∈ [{pretty(p['d_lo'])}, {pretty(p['d_hi'])}], "
-                f"ε ∈ [{pretty(p['eps_lo'])}, {pretty(p['eps_hi'])}]")
-    return "; ".join(o.case for o in rep.counted)
+    boxes = [{**rep.params.get(o.case, {}), **o.values} for o in rep.counted]
+    if boxes and all({"d_lo", "d_hi", "eps_lo", "eps_hi"} <= set(b) for b in boxes):
+        if len({(b["d_lo"], b["d_hi"]) for b in boxes}) > 1 and len({(b["eps_lo"], b["eps_hi"]) for b in boxes}) > 1:
+            return "; ".join(_box_words([b]) for b in boxes)  # a union over both axes: box by box
+        return _box_words(boxes)
+    labels = [o.case for o in rep.counted]
+    if labels and all(label.startswith("d=") and label[2:].isdigit() for label in labels):
+        return "d = " + ", ".join(label[2:] for label in labels)
+    return "; ".join(labels)
+
+
+def _box_words(boxes: list[dict]) -> str:
+    """Boxes that differ along one axis at most, as one range in words."""
+    ds = _joined([(b["d_lo"], b["d_hi"]) for b in boxes])
+    es = _joined([(b["eps_lo"], b["eps_hi"]) for b in boxes])
+    text = (f"every real d ∈ {' ∪ '.join(_interval(*x) for x in ds)}, "
+            f"ε ∈ {' ∪ '.join(_interval(*x) for x in es)}")
+    if all({"u_lo", "u_hi", "v_lo", "v_hi"} <= set(b) for b in boxes):
+        u_hi = min(b["u_hi"] for b in boxes)
+        if all(b["u_lo"] == 0 and b["v_lo"] == 0 and b["v_hi"] == 1 for b in boxes):
+            eta1 = "√d" if u_hi == 1 else f"{pretty(u_hi)}√d"
+            text += f", every η₁ ∈ (0, {eta1}] and η₂ ≥ its minimum"
+        else:
+            text += (f", η₁/√d ∈ [{pretty(max(b['u_lo'] for b in boxes))}, {pretty(u_hi)}], "
+                     f"η₂,min/η₂ ∈ [{pretty(max(b['v_lo'] for b in boxes))}, "
+                     f"{pretty(min(b['v_hi'] for b in boxes))}]")
+    return text
 
 
 def _in_sample_note(rep: CheckReport) -> str:
@@ -132,7 +170,8 @@ def strongest(reps: Sequence[CheckReport], keep: int = 2) -> str:
              and r.check.evidence not in (Evidence.EXHIBIT, Evidence.CONFIGURATION)]
     if steps:
         proved = sum(r.status == "pass" and r.check.covers is Reach.RANGE for r in steps)
-        phrases.append(f"proof steps: {proved} of {len(steps)} proved for their whole range")
+        rest = f", {len(steps) - proved} checked at points" if proved < len(steps) else ""
+        phrases.append(f"proof steps: {proved} of {len(steps)} proved for their whole range{rest}")
     return "; ".join(phrases) or "-"
 
 
