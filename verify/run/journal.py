@@ -1,5 +1,5 @@
 """A run's journal: every finished case written as one JSON line the moment it is judged, so that a
-long run (the full profile takes about 1,800 CPU-seconds) that is stopped keeps what it has computed and
+long run (the full profile takes thousands of CPU-seconds) that is stopped keeps what it has computed and
 resumes where it stopped.  Knows nothing of any particular result.
 
 The first line holds the run's *key* (profile, constants, options and a fingerprint of the code
