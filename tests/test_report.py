@@ -180,3 +180,13 @@ def test_the_summary_joins_a_box_and_its_eps_tail_and_names_the_step_sizes():
     assert " ∪ " not in strongest([rep]) and strongest([rep]).count("every real d") == 2
     cube = CheckReport(result, box, [Outcome(f"d={d}", True, 1.0, Evidence.CERTIFIED, "") for d in (3, 4)])
     assert strongest([cube]) == "certified for d = 3, 4"
+
+
+def test_each_figure_says_what_it_shows_and_a_shared_caption_comes_once():
+    from verify.report.markdown import figure_lines
+
+    lines = figure_lines([("A", "figures/tiling-a.png"), ("B", "figures/tiling-b.png"),
+                          ("Floors", "figures/floors.png")], None)
+    text = "\n".join(lines)
+    assert text.count("The certified tilings") == 1 and "upper bound of the true infimum" in text
+    assert text.index("The certified tilings") < text.index("![A]")

@@ -24,8 +24,14 @@ How to read this report:
 - *Passed* counts held-out cases out of held-out cases. Where a constant was measured on some
   cases (its calibration set), those in-sample cases are shown apart (`+25/25 in-sample`) and
   never counted; a vacuous case (a target <= 0: nothing tested) is shown, never counted.
-- *Margin*: `xR` means the bound is R times the value; `+D` means it exceeds the value by D;
-  `proved` marks a symbolic step (a proof has no slack to show).
+- *Margin*: how much room the claim has, oriented so that a larger margin is more room. `xR` is
+  a ratio (a ceiling R times the value; for a floor, the value R times the bound); `+D` a
+  difference (absolute, or relative where the detail says so: the certified boxes' margins are
+  relative, 1 - L/eps); `proved` marks a symbolic step (a proof has no slack to show).
+- The certified boxes of Theorem 2 and Corollary 1 compute in the four-scalar reduction at
+  background-symmetric points; that gradient descent stays there is Lemma A.7 (a symmetry
+  argument, written out in proofs/lemma-symmetry.md and proofs/checker.md section 2, checked
+  numerically in its own rows).
 - A *discrepancy* is a documented failure of the paper (or of our reconstruction), scoped to the
   cases where it is expected; a failure outside its scope is a FAIL. Checks marked † test a
   reconstructed statement or constant (see the linked document).
@@ -84,10 +90,35 @@ def figure_lines(figures: Sequence[tuple[str, str]], note: str | None) -> list[s
         return ["## Figures", "", note, ""]
     if not figures:
         return []
-    out = ["## Figures", ""]
+    out, said = ["## Figures", ""], set()
     for title, path in figures:
+        caption = figure_caption(path)
+        if caption and caption not in said:  # a caption shared by several figures comes once, first
+            out += [caption, ""]
+            said.add(caption)
         out += [f"**{title}**", "", f"![{title}]({path})", ""]
     return out
+
+
+def figure_caption(path: str) -> str:
+    """One sentence saying what a figure shows (by its file name)."""
+    name = Path(path).name
+    if name.startswith("tiling-"):
+        return ("The certified tilings: each rectangle is a leaf of a certificate over (log10 d, log10 eps); its colour is "
+                "log10 of the smallest certified lower end of a claim's margin on it. A four-axis "
+                "certificate (u = eta1/sqrt(d), v = eta2_min/eta2) is projected: each point shows the "
+                "smallest margin over every u, v above it. A -tail certificate covers eps in (0, 1e-6]: "
+                "its vertical axis is tau = 1/(1 - ln eps), and tau = 0 is the limit eps -> 0.")
+    return {"floors.png": "The smallest floor each search found against d (circles: search, an upper "
+                          "bound of the true infimum; crosses: the value at a found point certified by "
+                          "Arb, where the result has such a check), with each result's configured "
+                          "constant as a dashed line.",
+            "plans.png": "At the contrast's cases: the risk the three-phase plan reaches, and for each "
+                         "simpler plan the smallest risk a search found (an upper bound of its "
+                         "infimum); the dotted line is eps.",
+            "thm2-risk.png": "Theorem 2's plan on the exact population loss at the boundary schedule "
+                             "(eta1 = sqrt(d), eta2 and T at their minima): the risk reached against "
+                             "eps, one line per d, with the line risk = eps."}.get(name, "")
 
 
 def _result_section(result: Result, result_rows: list[dict], reports: Sequence[CheckReport],

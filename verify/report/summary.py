@@ -49,10 +49,12 @@ def _span(values: list) -> str:
 def points_text(rep: CheckReport) -> str:
     """Where a check's cases sit: "d = 3…50 (9 cases)", "(d, eps) at 120 points, d = 2…10⁶"."""
     n = len(rep.counted)
-    ds, es = range_values(rep, "d"), range_values(rep, "eps")
+    ds, es, hs = range_values(rep, "d"), range_values(rep, "eps"), range_values(rep, "H")
     where = []
     if ds:
         where.append(f"d = {_span(ds)}")
+    if hs:
+        where.append(f"H = {_span(hs)}")
     if es:
         where.append(f"ε = {_span(es)}")
     cases = f"{n} case{'s' * (n != 1)}"
@@ -136,7 +138,7 @@ def _phrase(rep: CheckReport) -> str:
             Evidence.STATISTICAL: "statistical", Evidence.SEARCH: "searched",
             Evidence.SYMBOLIC: "proved"}[kind]
     if kind is Evidence.CERTIFIED:
-        return f"certified{scope} at the point{'s' * (len(rep.counted) != 1)} found ({points_text(rep)})"
+        return f"the value{scope} at the point{'s' * (len(rep.counted) != 1)} a search found certified ({points_text(rep)})"
     return f"{verb}{scope} at {points_text(rep)}"
 
 
@@ -152,7 +154,7 @@ def _rank(rep: CheckReport) -> int:
     return _RANK.get((rep.check.evidence, rep.check.covers), 5)
 
 
-def strongest(reps: Sequence[CheckReport], keep: int = 2) -> str:
+def strongest(reps: Sequence[CheckReport], keep: int = 3) -> str:
     """The strongest evidence for the statement (passing checks only), at most ``keep`` kinds,
     and how many proof steps were proved for their whole range."""
     held = sorted((r for r in reps if is_statement(r) and r.status in ("pass", "discrepancy", "in-sample only")),
