@@ -77,7 +77,8 @@ def rows(reports: Sequence[CheckReport]) -> list[dict]:
             "vacuous": len(rep.vacuous),
             "status": rep.status,
             "missing": rep.missing,
-            "worst_margin": margin_text(worst, rep.check.evidence),
+            "worst_margin": margin_text(worst, rep.check.evidence)
+            + (" (in-sample)" if worst is not None and worst.counted and rep.in_sample(worst) else ""),
             "worst_case": worst.case if worst else "",
             "worst_detail": worst.detail if worst else "",
             "evidence": rep.check.evidence.value,

@@ -146,10 +146,12 @@ class CheckReport:
 
     @property
     def worst(self) -> Outcome | None:
-        """The outcome with the smallest margin (the failing one first, exhibits last)."""
+        """The outcome with the smallest margin: a failing one first; then the held-out cases
+        (a calibration case's margin is where its constant was set, not a test of it); then
+        in-sample cases; exhibits last."""
         def key(o: Outcome):
             m = o.margin if o.margin is not None else float("inf")
-            return (not o.counted, o.passed is not False, m)
+            return (not o.counted, o.passed is not False, bool(o.counted and self.in_sample(o)), m)
         return min(self.outcomes, key=key, default=None)
 
 
