@@ -175,7 +175,7 @@ def test_command_tunes_freezes_and_writes_table_and_figure_reproducibly_and_resu
 @pytest.mark.parametrize("argv,needle", [
     (["experiments", "--tasks", "parity"], "unknown task parity"),
     (["experiments", "--plans", "joint,B"], "unknown plan B"),
-    (["experiments", "--seeds", "0"], "expected a positive integer"),
+    (["experiments", "--seeds", "0"], "expected an integer >= 1"),
     (["experiments", "--profile", "full"], "invalid choice"),
     (["experiments", "--output", "/no/such/dir/x"], "no such directory"),
 ])

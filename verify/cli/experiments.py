@@ -41,16 +41,6 @@ def _names(allowed, what: str):
     return parse
 
 
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
-    return n
-
-
 def add_parser(sub, command) -> None:
     """Register the subcommand on ``verify``'s subparsers; ``command(sub, name, purpose,
     example)`` makes a subcommand whose help says what it is for, with an example."""
@@ -61,7 +51,7 @@ def add_parser(sub, command) -> None:
                     help=f"comma list (default all: {','.join(TASK_NAMES)})")
     ex.add_argument("--plans", type=_names(list(PLANS), "plan"), default=list(PLANS),
                     help=f"comma list (default all: {','.join(PLANS)})")
-    ex.add_argument("--seeds", type=_positive, help="Table 1's seeds 0..N-1 (quick 3, default 50)")
+    ex.add_argument("--seeds", type=cli_args.positive, help="Table 1's seeds 0..N-1 (quick 3, default 50)")
     ex.add_argument("--map-seeds", type=int, metavar="N",
                     help="the init map's seeds 0..N-1 at each scale (default: the protocol's, "
                          "proofs/experiments.md; 0: no map)")
@@ -72,7 +62,7 @@ def add_parser(sub, command) -> None:
                     help="with --stage tune: freeze the choice into the --chosen file")
     ex.add_argument("--chosen", metavar="FILE", type=Path,
                     help="the frozen step sizes (default: the package's config/chosen.toml)")
-    ex.add_argument("--workers", type=_positive, default=1,
+    ex.add_argument("--workers", type=cli_args.positive, default=1,
                     help="processes to spread the runs over (with --cluster local: Dask workers)")
     ex.add_argument("--scheduler", metavar="ADDRESS",
                     help="run on the Dask scheduler at ADDRESS (tcp://HOST:8786); extra 'cluster'")
