@@ -98,20 +98,26 @@ def test_the_limit_boxes_contain_the_enumerated_plan_at_1e_6(end):
     _assert_enclosed(margins, _enumerated_margins(d, eps, *point, L=200), tol=1e-12)
 
 
-def test_the_u_limit_agrees_with_the_mpmath_engine_at_1e_6():
-    """The same at d = 10 against the mpmath engine's plan (tanh-sinh moments, its own route)."""
-    d, eps, u = 10, 0.1, 1e-6
+def _engine_margins(d: int, eps: float, u) -> dict:
+    """Theorem 2's relative margins from the mpmath engine's plan at eta1 = u sqrt(d), eta2 and
+    T at their minima (tanh-sinh moments: a route of its own)."""
     with mpmath.workdps(40):
-        eta1 = mpmath.mpf(u) * mpmath.sqrt(d)
+        eta1 = u * mpmath.sqrt(d)
         eta2 = schedules.eta2(mpmath.mpf(d), mpmath.mpf(eps), 2, eta1, mpmath.log)
         T = int(mpmath.ceil(4 * d * mpmath.log(16 * d / mpmath.mpf(eps))))
     plan = three_phase(d, eta1, eta2, 1, T, 30)
     e = [plan.beta1[i] - plan.beta_star[i] for i in range(2)]
-    ref = {"thm2.final": 1 - plan.loss / eps,
-           "thm2.contraction": 8 * d * (1 - plan.contraction) - 1,
-           "thm2.initial_distance": 1 - (e[0] ** 2 + (d - 1) * e[1] ** 2) / (16 * d),
-           "thm2.optimum": 1 - plan.optimum.loss / (4 * plan.final.moments[0]),
-           "thm2.delta": 1 - 8 * plan.final.moments[0] / eps}
+    return {"thm2.final": 1 - plan.loss / eps,
+            "thm2.contraction": 8 * d * (1 - plan.contraction) - 1,
+            "thm2.initial_distance": 1 - (e[0] ** 2 + (d - 1) * e[1] ** 2) / (16 * d),
+            "thm2.optimum": 1 - plan.optimum.loss / (4 * plan.final.moments[0]),
+            "thm2.delta": 1 - 8 * plan.final.moments[0] / eps}
+
+
+def test_the_u_limit_agrees_with_the_mpmath_engine_at_1e_6():
+    """The same at d = 10 against the mpmath engine's plan (tanh-sinh moments, its own route)."""
+    d, eps, u = 10, 0.1, 1e-6
+    ref = _engine_margins(d, eps, mpmath.mpf(u))
     margins, _ = plan_range.box_margins("thm2-4d", _thin(d, eps, (0.0, 2e-6), (1 - 2.0 ** -30, 1.0)),
                                         CONSTANTS, BITS)
     _assert_enclosed(margins, ref, tol=1e-12)
@@ -242,17 +248,7 @@ def test_an_eps_tail_box_contains_the_mpmath_engine_at_eps_1e_8():
     from verify.certify import eps_tail
 
     d, eps = 10, 1e-8
-    with mpmath.workdps(40):
-        eta1 = mpmath.sqrt(d)
-        eta2 = schedules.eta2(mpmath.mpf(d), mpmath.mpf(eps), 2, eta1, mpmath.log)
-        T = int(mpmath.ceil(4 * d * mpmath.log(16 * d / mpmath.mpf(eps))))
-    plan = three_phase(d, eta1, eta2, 1, T, 30)
-    e = [plan.beta1[i] - plan.beta_star[i] for i in range(2)]
-    ref = {"thm2.final": 1 - plan.loss / eps,
-           "thm2.contraction": 8 * d * (1 - plan.contraction) - 1,
-           "thm2.initial_distance": 1 - (e[0] ** 2 + (d - 1) * e[1] ** 2) / (16 * d),
-           "thm2.optimum": 1 - plan.optimum.loss / (4 * plan.final.moments[0]),
-           "thm2.delta": 1 - 8 * plan.final.moments[0] / eps}
+    ref = _engine_margins(d, eps, mpmath.mpf(1))
     x = math.log(d)
     box = (x - 1e-12, x + 1e-12, eps_tail.tau_of(1e-9), eps_tail.tau_of(1e-7),
            1 - 2.0 ** -30, 1.0, 1 - 2.0 ** -30, 1.0)
