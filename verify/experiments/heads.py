@@ -2,7 +2,7 @@
 attention-first training need?  For occurrence and AND, the smallest H at which A(1x)->O and
 A (attention only) reach joint GD's test accuracy, on samples.
 
-    python -m verify.experiments.heads [--out DIR] [--d 10,20,50,100] [--seeds 2]
+    python -m verify.experiments.heads [--output DIR] [--d 10,20,50,100] [--seeds 2]
 
 Settings (ours, "quick"): the task's configuration at alphabet size d with N = d^2 training and
 d^2 test words (lighter than Table 1's 5 d^2), ``STEPS`` GD steps, H in ``HEADS``; model (2) with

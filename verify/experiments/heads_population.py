@@ -1,6 +1,6 @@
 """The open question on the exact population loss: how many heads does A(1x)->O need on occurrence?
 
-    python -m verify.experiments.heads_population [--out DIR] [--d 10,20,50,100]
+    python -m verify.experiments.heads_population [--output DIR] [--d 10,20,50,100]
         [--heads 1,2,4,8,16] [--targets 6] [--all-up-to 20] [--seed 0]
         [--mc 100000] [--workers 2] [--append]
 
@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mc", type=int, default=100_000)
     parser.add_argument("--append", action="store_true",
-                        help="keep the rows already in --out for other (d, H)")
+                        help="keep the rows already in --output for other (d, H)")
     args = parser.parse_args(argv)
     try:
         ds = [int(x) for x in args.d.split(",")]

@@ -4,7 +4,7 @@ first joint-GD step, the final test accuracy with the configured attention step 
 with eta_A / ``SHRINK`` (everything else unchanged).  A measurement, not a setting: the grid keeps
 its configured step sizes.
 
-    python -m verify.experiments.joint_step [--out DIR] [--tasks occurrence,or] [--seeds 50]
+    python -m verify.experiments.joint_step [--output DIR] [--tasks occurrence,or] [--seeds 50]
 
 Runs joint GD once per seed at eta_A (to find the seeds below the threshold) and once more at
 eta_A / SHRINK for those; about 10 CPU s per run at d = 50.  Writes joint-step.md and
