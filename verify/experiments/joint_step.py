@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = Path(args.output)
     if not out.is_dir():
-        print(f"verify: error: --out: no such directory: {out}", file=sys.stderr)
+        print(f"verify: error: --output: no such directory: {out}", file=sys.stderr)
         return 2
     data = measure(args.tasks.split(","), args.seeds)
     (out / "joint-step.json").write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
