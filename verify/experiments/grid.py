@@ -31,8 +31,8 @@ RECORD_KEYS = ("train_loss", "test", "diverged")
 # the modules a run's record depends on (with the engine and the configurations); the
 # presentation (table, figure), the protocol's bookkeeping and the scripts are not among them:
 # a run carries its settings in its label
-COMPUTING = ("base", "bigram", "config", "counting", "curvature", "evenpairs", "plans", "run",
-             "slr", "thresholds")
+COMPUTING = ("__init__", "base", "bigram", "config", "counting", "curvature", "evenpairs", "plans",
+             "run", "slr", "thresholds")  # __init__ holds the plans' and tasks' names
 ENGINE_USED = ("distribution",)  # the engine modules COMPUTING imports (tested)
 JOB_RUNS = 8  # runs per job: enough to share the data, few enough to lose little on a stop
 
