@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-CELL_LIMIT = 300  # characters of a markdown table cell (tests/test_report.py holds REPORT.md to it)
+CELL_LIMIT = 300  # characters of a markdown table cell with its padding (tests/test_report.py holds REPORT.md to it)
+TEXT_LIMIT = CELL_LIMIT - 2  # the text between "| " and " |"
 KEEP = 3  # entries of a long vector that stay visible
 LONG = 6  # a vector with more entries than this is shortened
 _VECTOR = re.compile(r"\[([^\[\]]*)\]")
@@ -29,7 +30,7 @@ def shorten_vectors(text: str) -> str:
     return _VECTOR.sub(short, text)
 
 
-def fit(text: str, limit: int = CELL_LIMIT) -> str:
+def fit(text: str, limit: int = TEXT_LIMIT) -> str:
     """``text`` with long vectors shortened and, if still too long, cut at a word before
     ``limit`` characters with an ellipsis."""
     text = shorten_vectors(text)

@@ -10,7 +10,7 @@ from ..checks import EVIDENCE_DEFINITIONS, Profile, Result
 from ..constants import Constant
 from ..regression.dependencies import compact, used_by
 from ..run.runner import CheckReport
-from .cells import CELL_LIMIT, escape_cell, fit
+from .cells import TEXT_LIMIT, escape_cell, fit
 from .exhibits import exhibits
 from .rows import EXIT_MEANING, exit_code, ledger_text, overall, passed_text, rows, status_text, worst_text
 from .summary import headline, recorded_claims, section5_line, summary_rows
@@ -53,9 +53,9 @@ class Appendix:
         anchor = f"detail-{len(self.entries) + 1}"
         link = f" ([whole](#{anchor}))"
         self.entries.append((anchor, f"{label}: {text}"))
-        limit = CELL_LIMIT - len(link)  # the link, and the escapes of pipes, within the limit
-        while len(short := escape_cell(fit(text, limit))) + len(link) > CELL_LIMIT:
-            limit -= len(short) + len(link) - CELL_LIMIT
+        limit = TEXT_LIMIT - len(link)  # the link, and the escapes of pipes, within the limit
+        while len(short := escape_cell(fit(text, limit))) + len(link) > TEXT_LIMIT:
+            limit -= len(short) + len(link) - TEXT_LIMIT
         return short + link
 
     def lines(self) -> list[str]:
