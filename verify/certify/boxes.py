@@ -26,6 +26,7 @@ from typing import Callable, NamedTuple
 
 from flint import arb
 
+from ..engine.certified.balls import outward
 from . import plan_range, statements
 from .centred import centred_margins
 from .claims import Box, exact_final_margin, margins
@@ -132,16 +133,6 @@ def volume(box: Box) -> float:
     return math.prod(box[2 * i + 1] - box[2 * i] for i in range(len(box) // 2))
 
 
-def outward(x: arb) -> tuple[float, float]:
-    """(lower, upper) of a ball as floats rounded outward."""
-    lo, hi = float(x.lower()), float(x.upper())
-    if not arb(lo) <= x.lower():
-        lo = math.nextafter(lo, -math.inf)
-    if not arb(hi) >= x.upper():
-        hi = math.nextafter(hi, math.inf)
-    return lo, hi
-
-
 def box_margins(group: str, box: Box, constants, bits: int, method: str,
                 corners: bool = False) -> dict | None:
     """Every claim's margin ball over ``box`` by ``method`` (None: not enclosed); ``corners``
@@ -174,7 +165,7 @@ def judge(group: str, box: Box, constants, bits: int, method: str = "centred",
     except (ArithmeticError, ValueError, ZeroDivisionError):
         ms, smears = None, {}
     pairs = {claim: (-math.inf, math.inf) for claim in claims} if ms is None else \
-        {claim: outward(m) if m.is_finite() else (-math.inf, math.inf) for claim, m in ms.items()}
+        {claim: outward(m) for claim, m in ms.items()}
     axis = _axis(box, pairs, smears) if len(box) == 8 else None
     if all(lo > 0 for lo, _ in pairs.values()):
         return Judgement("certified", pairs, axis)

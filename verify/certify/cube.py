@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 from flint import arb
 
-from ..engine.certified.balls import precision
+from ..engine.certified.balls import outward, precision
 from ..engine.certified.ratio_floors import cone_shift, loss_at, quadratic_floor
 from ..engine.certified.general import ball_moments
 from ..engine.certified.ratios import box_moments, point_moments
@@ -128,18 +128,6 @@ class Judgement:
     margin: tuple  # (lower, upper) floats rounded outward (-inf, inf when not enclosed)
     target: int | None  # the target whose floor decided the box
     axis: int  # the side to split along when undecided (index into the box)
-
-
-def outward(x: arb) -> tuple[float, float]:
-    """(lower, upper) of a ball as floats rounded outward."""
-    if not x.is_finite():
-        return -math.inf, math.inf
-    lo, hi = float(x.lower()), float(x.upper())
-    if not arb(lo) <= x.lower():
-        lo = math.nextafter(lo, -math.inf)
-    if not arb(hi) >= x.upper():
-        hi = math.nextafter(hi, math.inf)
-    return lo, hi
 
 
 def _ratio_box(problem: Problem, box: Box) -> tuple[Box, int | None]:

@@ -19,10 +19,10 @@ import hashlib
 import json
 import math
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from .certificate import Recheck
 from .cube import BITS, MAX_DEPTH, PROBLEMS, Problem, Run, branch_and_bound, judge
 
 FORMAT = "verify-certificate/2"
@@ -115,17 +115,6 @@ def seed(problem: Problem, folder: Path = CERTIFICATES) -> tuple[list, dict | No
     margin = [float.fromhex(leaf["margins"][problem.claim][0]) for leaf in data["leaves"]]
     order = sorted(range(len(boxes)), key=lambda i: margin[i])
     return [(boxes[i], int(data["leaves"][i]["depth"]), margin[i]) for i in order], data
-
-
-@dataclass(frozen=True)
-class Recheck:
-    leaves: int
-    problems: tuple[str, ...]
-    notes: tuple[str, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
 def recheck_leaf(item: tuple) -> list[str]:

@@ -1,6 +1,7 @@
 """Arb balls: precision, the backend for the shared kernels, and conversions at the boundary."""
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Iterator
@@ -47,3 +48,16 @@ def interval(lo, hi) -> arb:
 def as_estimate(x: arb) -> Estimate:
     """A ball as an :class:`Estimate` of kind ENCLOSURE (midpoint and radius as arb)."""
     return Estimate(x.mid(), x.rad(), ErrorKind.ENCLOSURE)
+
+
+def outward(x: arb) -> tuple[float, float]:
+    """(lower, upper) of a ball as floats rounded outward; (-inf, inf) for a ball that is not
+    finite (nothing enclosed)."""
+    if not x.is_finite():
+        return -math.inf, math.inf
+    lo, hi = float(x.lower()), float(x.upper())
+    if not arb(lo) <= x.lower():
+        lo = math.nextafter(lo, -math.inf)
+    if not arb(hi) >= x.upper():
+        hi = math.nextafter(hi, math.inf)
+    return lo, hi
