@@ -2,7 +2,7 @@
 plain script, not a test.
 
     python benchmarks/bench_experiments.py [--before REV] [--profile default|quick]
-        [--seeds 0] [--tasks occurrence,...]
+        [--seeds 0] [--tasks occurrence,...] [--steps centre|chosen]
 
 For each task, alternately on the package at ``REV`` (``git archive REV verify``, default
 ``BEFORE``: the commit before the count-matrix rewrite, with the fixed generators) and on this
@@ -12,7 +12,9 @@ each version runs a seed: the old code draws the data once per plan, the new onc
 Then the 50-seed grid's CPU seconds (50 times the sum over tasks), the ratio, and how far the
 two versions' results are apart: per plan the relative difference of the final train loss and
 the difference of the test metric (float order changed; a run that diverged in one version only
-is listed).
+is listed).  ``--steps chosen`` runs every plan at its frozen step sizes and Table 1's scale
+(what the grid runs; both versions must have the protocol, issue 30), ``centre`` (default) at
+the configurations' values.
 """
 from __future__ import annotations
 
@@ -39,13 +41,18 @@ from verify.experiments import run
 from verify.experiments.plans import PLANS
 task, profile, seeds = args["task"], args["profile"], args["seeds"]
 cfg = run.settings(task, profile)
+specs = [(p, {}) for p in PLANS]
+if args["steps"] == "chosen":
+    from verify.experiments import protocol
+    specs = [(p, protocol.overrides(p, cfg, protocol.frozen(task, p, profile), float(cfg["init_std"])))
+             for p in PLANS]
 start = time.process_time()
 results = {}
 for seed in seeds:
     if hasattr(run, "run_seed"):
-        records = run.run_seed(task, seed, cfg, [(p, {}) for p in PLANS])
+        records = run.run_seed(task, seed, cfg, specs)
     else:
-        records = [run.run_one(task, p, seed, cfg) for p in PLANS]
+        records = [run.run_one(task, p, seed, {**cfg, **o}) for p, o in specs]
     for plan, rec in zip(PLANS, records):
         blown = rec["diverged"] if "diverged" in rec else not rec["finite"]
         results[f"{plan}/{seed}"] = [rec["train_loss"], rec["test"], blown]
@@ -63,11 +70,11 @@ def extract(rev: str, into: Path) -> Path:
     return tree
 
 
-def measure(tree: Path, task: str, profile: str, seeds: list[int]) -> dict:
+def measure(tree: Path, task: str, profile: str, seeds: list[int], steps: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree), "OPENBLAS_NUM_THREADS": "1",
            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(
-        {"task": task, "profile": profile, "seeds": seeds})], check=True, capture_output=True,
+        {"task": task, "profile": profile, "seeds": seeds, "steps": steps})], check=True, capture_output=True,
         text=True, env=env, cwd=tree)
     return json.loads(out.stdout.splitlines()[-1])
 
@@ -94,19 +101,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default="default", choices=("quick", "default"))
     parser.add_argument("--seeds", default="0", help="comma list of seeds (default 0)")
     parser.add_argument("--tasks", default=",".join(TASKS))
+    parser.add_argument("--steps", default="centre", choices=("centre", "chosen"),
+                        help="the configurations' step sizes, or each plan's frozen ones")
     args = parser.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",")]
     tasks = args.tasks.split(",")
     with tempfile.TemporaryDirectory() as tmp:
         old = extract(args.before, Path(tmp))
         totals = {"before": 0.0, "after": 0.0}
-        print(f"profile {args.profile}, seeds {seeds}: CPU s per seed of all 7 plans "
+        print(f"profile {args.profile}, seeds {seeds}, {args.steps} steps: CPU s per seed of all 7 plans "
               f"(before = {args.before}, after = this checkout)")
         print(f"  {'task':12s} {'before':>9s} {'after':>9s} {'ratio':>7s}   "
               f"max rel. train-loss diff, max test diff")
         for task in tasks:
-            b = measure(old, task, args.profile, seeds)
-            a = measure(ROOT, task, args.profile, seeds)
+            b = measure(old, task, args.profile, seeds, args.steps)
+            a = measure(ROOT, task, args.profile, seeds, args.steps)
             per_b, per_a = b["cpu"] / len(seeds), a["cpu"] / len(seeds)
             totals["before"] += per_b
             totals["after"] += per_a

@@ -522,6 +522,51 @@ def test_slr_blocked_step_equals_one_block(monkeypatch):
         np.testing.assert_allclose(blocks[1][k], whole[1][k], rtol=1e-12, atol=1e-15)
 
 
+def test_icl_attention_only_step_is_the_full_step_without_the_output_gradient():
+    """A(x) phases call attention_loss_grad: the same loss and W_K gradient, bit for bit, and a
+    whole attention-only run gives the same bytes as one that computes every gradient."""
+    task, problem, params = tiny("icl_bigram")
+    loss, grads = task.loss_grad(params, problem.train)
+    loss_a, grads_a = task.attention_loss_grad(params, problem.train)
+    assert loss_a == loss and set(grads_a) == {"WK"}
+    assert np.array_equal(grads_a["WK"], grads["WK"])
+    phases = [plans.Phase({"attention": 5.0}, 20)]
+    fast, _, _ = plans.train(task, problem, params, phases)
+
+    class Plain:  # the same task without the attention-only shortcut
+        def __getattr__(self, name):
+            if name == "attention_loss_grad":
+                raise AttributeError(name)
+            return getattr(task, name)
+
+    slow, _, _ = plans.train(Plain(), problem, params, phases)
+    assert all(np.array_equal(fast[k], slow[k]) for k in fast)
+
+
+def test_icl_shifted_softmax_leaves_no_subnormal_weight():
+    """With |W| above SAFE the logits are shifted; a weight that falls below the smallest normal
+    double is set to 0 (a subnormal operand doubles a matrix product's time), which moves P and
+    G^T by less than 1e-307.  The case is built so that the unflushed weights are subnormal."""
+    from verify.experiments import bigram
+
+    task, problem, params = tiny("icl_bigram")
+    data = problem.train
+    V = data.V
+    WK = np.full((V, V), 280.0) + 720.0 * np.eye(V)  # weights e^-720 off the diagonal: subnormal
+    WO = np.full((V, V), -400.0) + 720.0 * np.eye(V)
+    s = WK.ravel()[data.key_index]
+    s = s - np.maximum.reduceat(s, data.starts)[data.segment]
+    raw = np.exp(s) / np.add.reduceat(np.exp(s), data.starts)[data.segment]
+    assert ((raw > 0) & (raw < bigram.NORMAL)).any()  # the case has subnormal weights
+    o = WO @ task._forward({"WK": WK, "WO": WO}, data)[1]
+    assert ((np.exp(o - o.max(axis=0)) > 0) & (np.exp(o - o.max(axis=0)) < bigram.NORMAL)).any()
+    gamma, PT = task._forward({"WK": WK, "WO": WO}, data)
+    _, GT = task._output({"WK": WK, "WO": WO}, data, PT)
+    for arr in (gamma, PT, GT):
+        assert not ((arr != 0) & (np.abs(arr) < bigram.NORMAL)).any()
+    np.testing.assert_allclose(gamma, raw, rtol=0, atol=1e-307)
+
+
 # ------------------------------------------------------------------------------ protocol
 
 

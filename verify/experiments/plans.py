@@ -98,7 +98,9 @@ def train(task, problem, params: Params, phases: list[Phase]) -> tuple[Params, T
     """Full-batch GD through the phases.  In an output-only phase of several steps the attention
     read-out is computed once (the same numbers as recomputing it at every step), and a task
     with a squared loss steps on its :class:`~verify.experiments.base.Quadratic` (the same maths;
-    checkpoints record the loss from the residual).  Returns the final parameters, the
+    checkpoints record the loss from the residual); an attention-only phase uses the task's
+    ``attention_loss_grad`` where it has one (the same attention gradient without the output
+    gradient's work).  Returns the final parameters, the
     trajectory and whether the run diverged (:func:`diverged`; such a run stops at its first
     diverged loss)."""
     marks = checkpoints(phases)
@@ -121,9 +123,12 @@ def train(task, problem, params: Params, phases: list[Phase]) -> tuple[Params, T
                     return params, traj, True
                 continue
             fixed = task.readout(params, problem.train) if frozen else None
+            step = task.loss_grad
+            if set(phase.rates) == {"attention"} and hasattr(task, "attention_loss_grad"):
+                step = task.attention_loss_grad  # the output gradient would be thrown away
             for _ in range(phase.steps):
                 if fixed is None:
-                    loss, grads = task.loss_grad(params, problem.train)
+                    loss, grads = step(params, problem.train)
                 else:
                     loss, grads = task.output_loss_grad(params, problem.train, fixed)
                 if diverged(loss):
