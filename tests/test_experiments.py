@@ -11,7 +11,7 @@ import pytest
 from verify.cli import main
 from verify.engine import general, model
 from verify.engine.plans import three_phase
-from verify.experiments import config, figure, grid, plans, protocol, table
+from verify.experiments import config, figure, grid, plans, protocol, statistics, table
 from verify.experiments.counting import OCCURRENCE, attention
 from verify.experiments.run import TASKS, generators, run_one, settings
 from verify.results import experiments as claims
@@ -277,10 +277,10 @@ def test_claims_file_judges_every_claim_at_every_scale():
 
 
 def test_statistics():
-    assert claims.t_quantile(0.95, 4) == pytest.approx(2.1318, abs=1e-4)
-    assert claims.sign_test(5, 5) == 1 / 32
+    assert statistics.t_quantile(0.95, 4) == pytest.approx(2.1318, abs=1e-4)
+    assert statistics.sign_test(5, 5) == 1 / 32
     assert claims.first_reach([0, 1, 2, 3], [0, 0.05, 0.5, 1.0]) == 2
-    assert claims.at_least([0.5] * 5, 0.99)[0] is False
+    assert statistics.at_least([0.5] * 5, 0.99)[0] is False
 
 
 def test_heads_table_runs_and_reports(tmp_path):
@@ -621,9 +621,9 @@ def test_and_starts_antisymmetric():
 def test_indifference_zone_power_and_diverged_runs():
     """The power of the indifference-zone test: 1 with no spread, falling with the spread, about
     the level when delta is small against the spread; a diverged run blocks a pass."""
-    assert claims.power([1.0] * 10) == 1.0
+    assert statistics.power([1.0] * 10) == 1.0
     rng = np.random.default_rng(0)
-    noisy = [claims.power(0.99 + s * rng.standard_normal(10)) for s in (0.005, 0.02, 0.2)]
+    noisy = [statistics.power(0.99 + s * rng.standard_normal(10)) for s in (0.005, 0.02, 0.2)]
     assert noisy[0] > 0.99 and noisy[0] > noisy[1] > noisy[2] and noisy[2] < 0.2
     good = _records(1.0, {p: 0.5 for p in claims.SIMPLE_PLANS})
     assert claims.judge_joint(good, "x").passed is True
@@ -651,7 +651,8 @@ def test_journal_fingerprint_covers_the_computing_code_only(tmp_path):
     assert grid.fingerprint(names, root) != base
     assert set(grid.COMPUTING) | {"__init__"} >= {
         p.stem for p in (PACKAGE / "experiments").glob("*.py")} - {
-        "table", "figure", "grid", "protocol", "study", "heads", "heads_population", "joint_step"}
+        "table", "figure", "grid", "protocol", "study", "statistics", "heads", "heads_population",
+        "joint_step"}
     base = grid.fingerprint(names, root)
     engine_py = root / "engine" / "symbolic.py"
     engine_py.write_text(engine_py.read_text() + "\n# not imported by the runs\n")

@@ -61,11 +61,12 @@ class Run:
         return f"experiments.{self.task}"
 
 
-def fingerprint(tasks: Sequence[str], root: Path = PACKAGE) -> str:
-    """SHA-256 over the code that computes runs (``COMPUTING`` and the engine modules it
-    imports, ``ENGINE_USED``) and the tasks' configurations."""
+def fingerprint(tasks: Sequence[str], root: Path = PACKAGE, extra: Sequence[str] = ()) -> str:
+    """SHA-256 over the code that computes runs (``COMPUTING``, the modules ``extra`` of this
+    package that a study adds, and the engine modules they import, ``ENGINE_USED``) and the
+    tasks' configurations."""
     digest = hashlib.sha256()
-    files = [root / "experiments" / f"{name}.py" for name in COMPUTING]
+    files = [root / "experiments" / f"{name}.py" for name in (*COMPUTING, *extra)]
     files += [root / "engine" / f"{name}.py" for name in ENGINE_USED]
     for f in files:
         digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
@@ -75,8 +76,12 @@ def fingerprint(tasks: Sequence[str], root: Path = PACKAGE) -> str:
     return digest.hexdigest()
 
 
-def open_journal(path: Path, profile: str) -> Journal:
-    key = run_key(profile, {}, {"experiments": True}, code=fingerprint(list(TASKS)))
+def open_journal(path: Path, profile: str, study: str = "experiments",
+                 extra: Sequence[str] = ()) -> Journal:
+    """The journal of a study (``verify experiments``'s grid, or another study whose runs are
+    computed by the modules ``extra`` as well); a journal of another study, profile or code is
+    refused."""
+    key = run_key(profile, {}, {study: True}, code=fingerprint(list(TASKS), extra=extra))
     return Journal(path, key)
 
 
@@ -114,10 +119,14 @@ def work(job: tuple[str, str, int, tuple]) -> list[tuple[Run, dict]]:
     return [(Run(task, plan, seed, overrides), rec) for (plan, overrides), rec in zip(chunk, records)]
 
 
-def run_all(runs: Iterable[Run], profile: str, executor: Executor | None = None,
+def run_all(runs: Iterable, profile: str, executor: Executor | None = None,
             journal: Journal | None = None,
-            progress: Callable[[int, int], None] | None = None) -> dict[Run, dict]:
-    """Every run's record (from the journal, else computed on ``executor``)."""
+            progress: Callable[[int, int], None] | None = None,
+            batch: Callable[[list, str], list] = jobs, worker: Callable = work) -> dict:
+    """Every run's record (from the journal, else computed on ``executor``).  A run is a
+    :class:`Run`, or any ordered, hashable object with ``task``, ``check_id`` and ``label`` that
+    ``batch(runs, profile)`` groups into jobs and the picklable ``worker(job)`` computes into
+    [(run, record)] (a study's own runs, such as the heads question's)."""
     runs = sorted(set(runs))
     for task in sorted({r.task for r in runs}):
         settings(task, profile)  # validate every configuration before any work
@@ -133,7 +142,7 @@ def run_all(runs: Iterable[Run], profile: str, executor: Executor | None = None,
     if progress:
         progress(done, len(runs))
     executor = executor or Serial()
-    for finished in executor.completed(work, jobs(todo, profile)):
+    for finished in executor.completed(worker, batch(todo, profile)):
         for run, record in finished:
             if journal is not None:
                 journal.record(run.check_id, run.label, _outcome(run.label, record),

@@ -65,12 +65,13 @@ def run_one(name: str, plan: str, seed: int, cfg: Mapping[str, Any]) -> dict[str
 
 
 def run_seed(name: str, seed: int, cfg: Mapping[str, Any],
-             specs: list[tuple[str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+             specs: list[tuple[str, Mapping[str, Any]]], task=None) -> list[dict[str, Any]]:
     """Train each (plan, overrides) of ``specs`` on the same seeded draw of the task, drawn
     once: the records of :func:`run_one` for ``dict(cfg, **overrides)``, byte for byte (each run
     starts its initialisation generator afresh).  The draw's cost is counted in the first
-    record's times."""
-    task = task_of(name)
+    record's times.  ``task`` is the registered task of that name unless given (a variant with
+    another number of heads: its data, drawn from the name's generators, are the same)."""
+    task = task_of(name) if task is None else task
     for plan, _ in specs:
         if plan not in PLANS:
             raise ValueError(f"unknown plan {plan!r} (plans: {', '.join(PLANS)})")
