@@ -161,14 +161,13 @@ class CountingTask:
     n_targets: int
     rule: str  # "any" or "all"
     heads: int  # 1: model (1); H > 1: model (2)
-    trainable_bias: bool = False  # model (2)'s bias: trainable (AND), else fixed at -1
+    trainable_bias: bool = False  # the bias: trainable (AND, with any number of heads), else fixed at -1
     metric: str = "accuracy"
 
     @property
     def groups(self) -> Mapping[str, tuple[str, ...]]:
-        if self.heads == 1:
-            return {"attention": ("alpha",), "output": ("beta",)}
-        return {"attention": ("alpha",), "output": ("B", "bias") if self.trainable_bias else ("B",)}
+        bias = ("bias",) if self.trainable_bias else ()
+        return {"attention": ("alpha",), "output": ("beta" if self.heads == 1 else "B", *bias)}
 
     def size(self, cfg: Mapping) -> int:
         return int(cfg["d"])
@@ -189,12 +188,12 @@ class CountingTask:
         ``init = "antisymmetric"``, :func:`antisymmetric`."""
         d, std = problem.info["d"], float(cfg["init_std"])
         if self.heads == 1:
-            return {"alpha": gaussian(rng, d, std, zero), "beta": gaussian(rng, d, std, zero)}
-        shape = (self.heads, d)
-        if cfg.get("init", "gaussian") == "antisymmetric":
+            params = {"alpha": gaussian(rng, d, std, zero), "beta": gaussian(rng, d, std, zero)}
+        elif cfg.get("init", "gaussian") == "antisymmetric":
             alpha, B = antisymmetric(rng, self.heads, d, std, zero)
             params = {"alpha": alpha, "B": B}
         else:
+            shape = (self.heads, d)
             params = {"alpha": gaussian(rng, shape, std, zero), "B": gaussian(rng, shape, std, zero)}
         if self.trainable_bias:
             params["bias"] = gaussian(rng, (), std, zero)
@@ -270,6 +269,8 @@ class CountingTask:
             alpha = np.zeros(d)
             alpha[list(targets)] = IDEAL
             phi = attention(data, alpha)
+            if self.trainable_bias:
+                phi = np.concatenate([phi, np.ones((phi.shape[0], 1))], axis=1)
         else:
             alpha = np.zeros((self.heads, d))
             for h in range(self.heads):
