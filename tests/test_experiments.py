@@ -283,13 +283,80 @@ def test_statistics():
     assert statistics.at_least([0.5] * 5, 0.99)[0] is False
 
 
-def test_heads_table_runs_and_reports(tmp_path):
+def test_heads_study_tunes_judges_and_resumes_with_the_same_bytes(tmp_path, capsys):
+    """The heads question under the protocol: every cell tuned on seeds 50-54 (5 grid points),
+    the seeds judged against joint GD; a rerun computes nothing and writes the same bytes."""
     from verify.experiments import heads
 
-    row = heads.smallest_heads("occurrence", 5, 1)
-    assert row["A1-O"] in (*heads.HEADS, None) and 0 <= row["joint"] <= 1
-    text = heads.markdown([row], 1)
-    assert "| occurrence | 5 |" in text
+    argv = ["--output", str(tmp_path), "--d", "4", "--heads", "1,2", "--seeds", "3"]
+    assert heads.main(argv) == 0
+    data = json.loads((tmp_path / "heads.json").read_text())
+    assert [(r["task"], r["d"]) for r in data["rows"]] == [("occurrence", 4), ("and", 4)]
+    for row in data["rows"]:
+        assert len(row["joint"]["tuning"]["curve"]) == 5
+        for plan in heads.PLANS:
+            assert set(row[plan]["by_heads"]) == {"1", "2"}
+            for cell in row[plan]["by_heads"].values():
+                assert cell["verdict"] in heads.VERDICT.values()
+                assert [p["exponents"] for p in cell["tuning"]["curve"]] == [[k] for k in protocol.EXPONENTS]
+            assert row[plan]["smallest"] in (None, 1, 2)
+    text = (tmp_path / "heads.md").read_text()
+    assert "| occurrence | 4 | 2.0 |" in text and "| and | 4 | A only | 2 |" in text
+    journal = tmp_path / heads.JOURNAL
+    lines = journal.read_text().count("\n")
+    assert lines == 1 + 2 * 5 * (25 + 3)  # the key; per task 5 cells, each 25 tuning runs and 3 seeds
+    before = {n: (tmp_path / n).read_bytes() for n in ("heads.md", "heads.json", "heads.png")}
+    assert heads.main(argv) == 0
+    assert journal.read_text().count("\n") == lines
+    assert {n: (tmp_path / n).read_bytes() for n in before} == before
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--d", "2"], "--d: every value must be >= 3"),
+    (["--seeds", "1"], "--seeds: every value must be >= 2"),
+    (["--tasks", "or"], "--tasks: unknown or"),
+    (["--heads", "x"], "--heads: expected a comma list"),
+    (["--output", "/no/such/dir"], "no such directory"),
+])
+def test_heads_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
+    from verify.experiments import heads
+
+    assert heads.main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_heads_verdicts_follow_the_paired_bounds():
+    """reaches / short / undecided from the paired difference to joint GD (zone [-DELTA, 0)),
+    and a diverged run is left out of the pairs and counted."""
+    from verify.experiments import heads
+
+    rec = lambda acc, lost=False: {"test": acc, "diverged": lost}
+    base = [rec(1.0)] * 6
+    assert heads.judge([rec(1.0)] * 6, base)["verdict"] == "reaches"
+    assert heads.judge([rec(0.5)] * 6, base)["verdict"] == "short"
+    noisy = heads.judge([rec(a) for a in (1.0, 0.6, 1.0, 0.7, 1.0, 1.0)], base)
+    assert noisy["verdict"] == "undecided" and noisy["bounds"][0] < -0.02 < noisy["bounds"][1]
+    lost = heads.judge([rec(1.0)] * 5 + [rec(float("nan"), True)], base)
+    assert lost["diverged"] == 1 and lost["verdict"] == "reaches" and lost["accuracy"] == 1.0
+
+
+def test_and_with_one_head_trains_its_bias():
+    """The heads question's AND with H = 1: model (1) with a trainable bias, whose gradient
+    matches finite differences."""
+    from verify.experiments.heads_runs import settings_at, task_with
+
+    task = task_with("and", 1)
+    assert task.groups["output"] == ("beta", "bias")
+    cfg = settings_at("and", 5, 1)
+    cfg["init_std"] = 0.7
+    rngs = generators("and", 3)
+    problem = task.sample(cfg, tuple(rngs[:3]))
+    params = task.init(problem, rngs[3], False, cfg)
+    loss, grads = task.loss_grad(params, problem.train)
+    num = numeric_grad(task, params, problem.train)
+    for key in num:
+        np.testing.assert_allclose(grads[key], num[key], atol=1e-6 * max(np.abs(num[key]).max(), 1e-3))
 
 
 def test_document_names_every_claim_check():
@@ -651,7 +718,7 @@ def test_journal_fingerprint_covers_the_computing_code_only(tmp_path):
     assert grid.fingerprint(names, root) != base
     assert set(grid.COMPUTING) | {"__init__"} >= {
         p.stem for p in (PACKAGE / "experiments").glob("*.py")} - {
-        "table", "figure", "grid", "protocol", "study", "statistics", "heads", "heads_population",
+        "table", "figure", "grid", "protocol", "study", "statistics", "heads", "heads_runs", "heads_population",
         "joint_step"}
     base = grid.fingerprint(names, root)
     engine_py = root / "engine" / "symbolic.py"
