@@ -3,6 +3,7 @@ plain script, not a test.
 
     python benchmarks/bench_experiments.py [--before REV] [--profile default|quick]
         [--seeds 0] [--tasks occurrence,...] [--steps centre|chosen]
+    python benchmarks/bench_experiments.py --journal reports/experiments/journal.jsonl
 
 For each task, alternately on the package at ``REV`` (``git archive REV verify``, default
 ``BEFORE``: the commit before the count-matrix rewrite, with the fixed generators) and on this
@@ -15,6 +16,11 @@ the difference of the test metric (float order changed; a run that diverged in o
 is listed).  ``--steps chosen`` runs every plan at its frozen step sizes and Table 1's scale
 (what the grid runs; both versions must have the protocol, issue 30), ``centre`` (default) at
 the configurations' values.
+
+``--journal PATH`` instead sums the CPU seconds a run of ``verify experiments`` recorded (each
+run's ``time.process_time`` in its worker), per stage and task: the tuning (seeds 50-54),
+Table 1's grid (seeds 0-49 at Table 1's scale, the zero plan at 0) and the init map's further
+runs (seeds 0-9 at std 0 and 0.01).
 """
 from __future__ import annotations
 
@@ -95,6 +101,36 @@ def compare(before: dict, after: dict) -> tuple[float, float, list[str]]:
     return rel, test, odd
 
 
+def stage_of(case: str) -> str:
+    """tuning, grid or map, from a journal case label ("plan=P, seed=S, ..., init_std=X")."""
+    fields = dict(part.split("=", 1) for part in case.split(", "))
+    seed, std = int(fields["seed"]), float(fields.get("init_std", "nan"))
+    if seed >= 50:
+        return "tuning"
+    if std == 0.1 or fields["plan"].endswith("-zero"):
+        return "grid"
+    return "map"
+
+
+def journal_costs(path: Path) -> int:
+    """Print the CPU seconds per stage and task recorded in a journal."""
+    costs: dict[str, dict[str, float]] = {}
+    counts: dict[str, int] = {}
+    with path.open() as handle:
+        next(handle)  # the key
+        for line in handle:
+            rec = json.loads(line)
+            stage, task = stage_of(rec["case"]), rec["check"].split(".", 1)[1]
+            costs.setdefault(stage, {}).setdefault(task, 0.0)
+            costs[stage][task] += rec["cpu_seconds"] or 0.0
+            counts[stage] = counts.get(stage, 0) + 1
+    for stage in ("tuning", "grid", "map"):
+        if stage in costs:
+            parts = ", ".join(f"{t} {c:,.0f}" for t, c in sorted(costs[stage].items(), key=lambda x: -x[1]))
+            print(f"{stage}: {counts[stage]:,} runs, {sum(costs[stage].values()):,.0f} CPU s ({parts})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default=BEFORE)
@@ -103,7 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", default=",".join(TASKS))
     parser.add_argument("--steps", default="centre", choices=("centre", "chosen"),
                         help="the configurations' step sizes, or each plan's frozen ones")
+    parser.add_argument("--journal", type=Path, help="sum the CPU seconds recorded in this journal instead")
     args = parser.parse_args(argv)
+    if args.journal:
+        return journal_costs(args.journal)
     seeds = [int(s) for s in args.seeds.split(",")]
     tasks = args.tasks.split(",")
     with tempfile.TemporaryDirectory() as tmp:
