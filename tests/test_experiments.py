@@ -650,6 +650,15 @@ def test_protocol_grid_choice_ties_and_divergence():
     curve[-1]["mean_loss"] = None  # diverged: not eligible
     assert protocol.choose(curve) == (-1,)  # the tie between k = -1 and 0 goes to the first
     assert protocol.choose([{"exponents": [0], "mean_loss": None}]) is None
+    # losses a rounding apart are a tie (round 2: ICL's zero-init three-phase plan at k2 = 1, 2
+    # differed in the 16th digit, and a change of float order swapped them)
+    near = [{"exponents": [k], "mean_loss": loss} for k, loss in
+            zip(protocol.EXPONENTS, [0.5, 5.705795450322e-4, 5.7057953783047e-4, 5.7057953783046e-4, 1.0])]
+    assert protocol.choose(near) == (0,)
+    near[1]["mean_loss"] = 5.7057953783046e-4 * (1 + 2 * protocol.TIE)  # just outside the tie
+    assert protocol.choose(near) == (0,)
+    near[1]["mean_loss"] = 5.7057953783046e-4 * (1 + 0.5 * protocol.TIE)  # just inside
+    assert protocol.choose(near) == (-1,)
     assert protocol.map_plans(0.0) == ["joint", "O", "O1-A1-O", "O1-A1-O-zero", "O1-A1"]
     assert protocol.overrides("O1-A1-O-zero", cfg, (0, 0), 0.1)["init_std"] == 0.0
 
