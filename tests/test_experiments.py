@@ -339,6 +339,10 @@ def test_heads_verdicts_follow_the_paired_bounds():
     assert noisy["verdict"] == "undecided" and noisy["bounds"][0] < -0.02 < noisy["bounds"][1]
     lost = heads.judge([rec(1.0)] * 5 + [rec(float("nan"), True)], base)
     assert lost["diverged"] == 1 and lost["verdict"] == "reaches" and lost["accuracy"] == 1.0
+    # the answer is step-down: a lucky small H followed by a failure does not count
+    assert heads.step_down([1, 2, 4, 8], ["short", "reaches", "undecided", "reaches"]) == 8
+    assert heads.step_down([1, 2, 4, 8], ["short", "reaches", "reaches", "reaches"]) == 2
+    assert heads.step_down([1, 2, 4, 8], ["reaches", "reaches", "reaches", "short"]) is None
 
 
 def test_and_with_one_head_trains_its_bias():

@@ -18,9 +18,14 @@ The protocol, as for Table 1:
 Judgement (an exhibit: the paper states no claim).  Per (task, d, plan, H) the paired
 difference of test accuracies, plan minus joint GD, per seed (same words; seeds where a run
 diverged are left out and counted), with one-sided 95% Student-t bounds and the indifference
-zone [-DELTA, 0) of the three-phase claim: *reaches* when the lower bound is >= -DELTA, *short*
-when the upper bound is < -DELTA, else *undecided*.  Every H is run (no early stop); the
-answer is the smallest H that reaches.
+zone [-DELTA, 0) of the three-phase claim: *reaches* (within DELTA of joint GD) when the lower
+bound is >= -DELTA, *short* when the upper bound is < -DELTA, else *undecided*.  Every H is run
+(no early stop).  The answer is step-down: the smallest H from which every larger H tried
+reaches (verdicts need not be monotone in H: taking the first H that reaches would pick the
+luckiest of up to len(HEADS) tests); the first H that reaches is kept in the JSON.  Against a
+baseline that has not converged (its lower bound below TARGET - DELTA) there is no answer.
+Where every seed gives the same difference the t bounds have zero width; the table then states
+the exact binomial bound on the chance that a seed comes out otherwise.
 
 Writes heads.md, heads.json and heads.png (matplotlib) into DIR; every run goes to
 DIR/heads-journal.jsonl first, so a stopped study resumes and a rerun writes the same bytes.
@@ -41,7 +46,7 @@ from .figure import require
 from .grid import open_journal, run_all
 from .heads_runs import STEPS, TABLE_HEADS, HeadsRun, batch, settings_at, worker
 from .statistics import at_least, mean_bounds, power
-from .thresholds import DELTA, TARGET
+from .thresholds import DELTA, LEVEL, TARGET
 
 HEADS = (1, 2, 4, 8, 16)  # round 1 stopped at 8; 16 costs about a second a run at d = 100
 PLANS = ("A1-O", "A")
@@ -124,10 +129,22 @@ def rows(every: Sequence[Cell], tuning: Mapping[Cell, dict], runs: Mapping[Cell,
                 cell = (task, d, H, plan)
                 by_h[str(H)] = {**judge([records[r] for r in runs[cell]], base),
                                 "tuning": _tuning_json(tuning[cell])}
-            reaching = [H for H in heads if by_h[str(H)]["verdict"] == "reaches"]
-            row[plan] = {"smallest": reaching[0] if reaching else None, "by_heads": by_h}
+            verdicts = [by_h[str(H)]["verdict"] for H in heads]
+            row[plan] = {"smallest": step_down(heads, verdicts),
+                         "first_reaching": next((H for H, v in zip(heads, verdicts) if v == "reaches"), None),
+                         "by_heads": by_h}
         out.append(row)
     return out
+
+
+def step_down(heads: Sequence[int], verdicts: Sequence[str]) -> int | None:
+    """The smallest H from which every larger H tried reaches (None if the largest does not)."""
+    answer = None
+    for H, verdict in reversed(list(zip(heads, verdicts))):
+        if verdict != "reaches":
+            break
+        answer = H
+    return answer
 
 
 def _tuning_json(t: Mapping) -> dict:
@@ -136,10 +153,20 @@ def _tuning_json(t: Mapping) -> dict:
 
 
 def _smallest(row: Mapping, plan: str, heads: Sequence[int]) -> str:
+    if not row["joint"]["converged"]:
+        return "n/a (baseline not converged)"
     if row[plan]["smallest"] is not None:
         return str(row[plan]["smallest"])
     last = row[plan]["by_heads"][str(heads[-1])]["verdict"]
     return f"> {heads[-1]}" if last == "short" else f"none of {list(heads)} ({last} at {heads[-1]})"
+
+
+def _spread(c: Mapping, seeds: int) -> str:
+    """The verdict's qualifier: the power where undecided; for a zero-width interval the exact
+    one-sided bound on the chance that a seed differs (0 such seeds in ``seeds``)."""
+    if c["bounds"][0] == c["bounds"][1]:
+        return f"zero width: P(a seed differs) <= {1 - LEVEL ** (1 / seeds):.2f}"
+    return f"power {c['power']:.2f}" if c["verdict"] == "undecided" else ""
 
 
 def _chosen(t: Mapping) -> str:
@@ -152,13 +179,22 @@ def markdown(data: Mapping) -> str:
     lines = ["# Open question: heads needed by attention-first and attention-only training", "",
              f"Written by `python -m verify.experiments.heads` (proofs/experiments.md, \"Open "
              f"question\"). Occurrence and AND at N = d² training and d² test words, {data['steps']} "
-             f"GD steps, {seeds} seeds (0..{seeds - 1}); every step size chosen by the protocol "
-             "(each cell's own mean final training loss on seeds 50-54; grid exponents below). "
-             "*Reaches*: the paired difference to joint GD (same words) has its lower 95% bound "
-             f">= -{DELTA:g}; *short*: its upper bound < -{DELTA:g}; else *undecided*. The smallest H "
-             f"that reaches is the answer; every H in {list(heads)} is run. A baseline whose lower "
-             f"bound is below {TARGET - DELTA:g} has not converged: reaching it says little.", "",
-             "| task | d | √d | joint GD accuracy [95% bounds] | A(1x)→O: smallest H | A only: smallest H |",
+             f"GD steps (AND's attention phase of A(1x)→O: its configuration's 10 steps), {seeds} "
+             "seeds (0..9 of the reported ones); every step size chosen by the protocol (each "
+             "cell's own mean final training loss on seeds 50-54; grid exponents below). An exhibit: "
+             "the paper states no claim.", "",
+             f"*Reaches*: within {DELTA:g} of joint GD, i.e. the paired difference to joint GD (same "
+             f"words per seed) has its one-sided 95% lower bound >= -{DELTA:g}; *short*: its upper "
+             f"bound < -{DELTA:g}; else *undecided* (the two bounds together are a 90% interval). "
+             f"**Smallest H**: the smallest H from which every larger H in {list(heads)} reaches "
+             "(step-down: verdicts need not be monotone in H, and the first H that reaches would be "
+             f"the luckiest of up to {len(heads)} tests; 5% is the level of each test, with no "
+             f"correction over the {2 * len(heads)} tests of a row). A baseline whose lower bound is "
+             f"below {TARGET - DELTA:g} has not converged: its row has no answer. *Power* (undecided "
+             "rows): the chance of *reaches* if the true difference were 0, at the observed spread. "
+             "Where all seeds give the same difference the t interval has zero width; the row then "
+             "gives the exact one-sided 95% bound on the chance that a seed comes out otherwise.", "",
+             "| task | d | √d | joint GD accuracy [one-sided 95% bounds] | A(1x)→O: smallest H | A only: smallest H |",
              "|---|---|---|---|---|---|"]
     for r in data["rows"]:
         j = r["joint"]
@@ -166,9 +202,10 @@ def markdown(data: Mapping) -> str:
         lines.append(f"| {r['task']} | {r['d']} | {r['sqrt_d']:.1f} | {j['accuracy']:.3f} "
                      f"[{j['accuracy_bounds'][0]:.3f}, {min(j['accuracy_bounds'][1], 1.0):.3f}]{flag} | "
                      f"{_smallest(r, 'A1-O', heads)} | {_smallest(r, 'A', heads)} |")
-    lines += ["", "Per H: mean test accuracy, the paired difference to joint GD [95% bounds], the "
-              "verdict, and the chosen grid exponent k of the free step (value = centre × 10^(k/2)).", "",
-              "| task | d | plan | H | accuracy | difference [bounds] | verdict | power | k |",
+    lines += ["", "Per H: mean test accuracy, the paired difference to joint GD [one-sided 95% bounds], "
+              "the verdict, and the chosen grid exponent k of the free step (value = centre × "
+              "10^(k/2)).", "",
+              "| task | d | plan | H | accuracy | difference [bounds] | verdict | note | k |",
               "|---|---|---|---|---|---|---|---|---|"]
     for r in data["rows"]:
         lines.append(f"| {r['task']} | {r['d']} | joint GD | {TABLE_HEADS[r['task']]} | "
@@ -177,13 +214,15 @@ def markdown(data: Mapping) -> str:
             for H, c in r[plan]["by_heads"].items():
                 lost = f", {c['diverged']} diverged (apart)" if c["diverged"] else ""
                 lines.append(f"| {r['task']} | {r['d']} | {LABELS[plan]} | {H} | {c['accuracy']:.3f} | "
-                             f"{c['difference']:+.3f} [{c['bounds'][0]:+.3f}, {c['bounds'][1]:+.3f}]{lost} | "
-                             f"{c['verdict']} | {c['power']:.2f} | {_chosen(c)} |")
+                             f"{c['difference'] + 0.0:+.3f} [{c['bounds'][0] + 0.0:+.3f}, "
+                             f"{c['bounds'][1] + 0.0:+.3f}]{lost} | {c['verdict']} | "
+                             f"{_spread(c, r['seeds'])} | {_chosen(c)} |")
     return "\n".join(lines) + "\n"
 
 
 def plot(data: Mapping, path: Path) -> None:
-    """The smallest H against d, per task and plan (plotted at 2 max H when none reaches)."""
+    """The smallest H against d, per task and plan (step-down; at 2 max H when none reaches,
+    hollow when undecided at the largest H; rows whose baseline has not converged left out)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -194,15 +233,22 @@ def plot(data: Mapping, path: Path) -> None:
     series = [(t, m, p, s) for t, m in (("occurrence", "o"), ("and", "s")) for p, s in (("A1-O", "-"), ("A", "--"))]
     for i, (task, marker, plan, style) in enumerate(series):
         shift = 1.04 ** (i - 1.5)  # apart by 4% on the H axis, so that equal values stay visible
-        pts = [(r["d"], (r[plan]["smallest"] or 2 * heads[-1]) * shift) for r in data["rows"] if r["task"] == task]
+        rows = [r for r in data["rows"] if r["task"] == task and r["joint"]["converged"]]
+        pts = [(r["d"], (r[plan]["smallest"] or 2 * heads[-1]) * shift) for r in rows]
         if pts:
-            ax.plot(*zip(*pts), style, marker=marker, label=f"{task}, {LABELS[plan]}")
+            line, = ax.plot(*zip(*pts), style, marker=marker, label=f"{task}, {LABELS[plan]}")
+            open_ = [pt for pt, r in zip(pts, rows) if r[plan]["smallest"] is None
+                     and r[plan]["by_heads"][str(heads[-1])]["verdict"] == "undecided"]
+            if open_:
+                ax.plot(*zip(*open_), linestyle="none", marker=marker, markerfacecolor="white",
+                        color=line.get_color())
     ds = sorted({r["d"] for r in data["rows"]})
-    ax.plot(ds, [d ** 0.5 for d in ds], ":", color="grey", label="√d (Prop. 4)")
+    ax.plot(ds, [d ** 0.5 for d in ds], ":", color="grey", label="√d, for scale (Prop. 4's\nsetting differs)")
     ax.set_xscale("log")
     ax.set_yscale("log", base=2)
     ax.set_xlabel("d")
-    ax.set_ylabel(f"smallest H that reaches joint GD\n(plotted at {2 * heads[-1]} if none)")
+    ax.set_ylabel(f"smallest H from which every larger\nH reaches joint GD (at {2 * heads[-1]}: none;\n"
+                  "hollow: undecided at the largest)")
     ax.set_title(f"Heads needed ({data['seeds']} seeds, protocol steps)", fontsize=9)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
@@ -274,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     (out / "heads.json").write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     (out / "heads.md").write_text(markdown(data))
     plot(data, out / "heads.png")
-    print(markdown(data).split("\n\n")[2])
+    print(next(block for block in markdown(data).split("\n\n") if block.startswith("| task | d | √d")))
     print(f"wrote {out / 'heads.md'}, {out / 'heads.json'}, {out / 'heads.png'}")
     return 0
 
