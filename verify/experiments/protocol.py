@@ -8,8 +8,9 @@
    point where any of those runs diverged is not eligible; ties go to the first point in grid
    order, and mean losses within a relative ``TIE`` of each other are a tie (amended in round 2,
    before the grid it governs: two points that train to the same state differ by rounding, and
-   an exact comparison let a change of float order flip a choice).  Every plan has the same step budget and seeds.  Test accuracy, the paper's
-   statements and the claims' checks are never inputs.  The choice is then frozen
+   an exact comparison let a change of float order flip a choice).  Every plan has the same
+   step budget and seeds.  Test accuracy, the paper's statements and the claims' checks are
+   never inputs.  The choice is then frozen
    (``config/chosen.toml``) and reported on seeds 0..n-1.
 3. The initialisation scale is mapped: std in ``SCALES`` on ``MAP_SEEDS``, every claim judged at
    each scale; std 0 only for the plans whose first trained layer has a gradient at zero
