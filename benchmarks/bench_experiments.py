@@ -101,26 +101,31 @@ def compare(before: dict, after: dict) -> tuple[float, float, list[str]]:
     return rel, test, odd
 
 
-def stage_of(case: str) -> str:
-    """tuning, grid or map, from a journal case label ("plan=P, seed=S, ..., init_std=X")."""
+def stage_of(case: str, table_std: float) -> str:
+    """tuning, grid or map, from a journal case label ("plan=P, seed=S, ..., init_std=X"): the
+    protocol's tuning seeds, Table 1's scale ``table_std`` (and the zero plan), the rest."""
+    from verify.experiments import protocol
+
     fields = dict(part.split("=", 1) for part in case.split(", "))
-    seed, std = int(fields["seed"]), float(fields.get("init_std", "nan"))
-    if seed >= 50:
+    if int(fields["seed"]) in protocol.TUNING_SEEDS:
         return "tuning"
-    if std == 0.1 or fields["plan"].endswith("-zero"):
+    if float(fields["init_std"]) == table_std or fields["plan"].endswith("-zero"):
         return "grid"
     return "map"
 
 
 def journal_costs(path: Path) -> int:
     """Print the CPU seconds per stage and task recorded in a journal."""
+    from verify.experiments import run
+
     costs: dict[str, dict[str, float]] = {}
     counts: dict[str, int] = {}
     with path.open() as handle:
         next(handle)  # the key
         for line in handle:
             rec = json.loads(line)
-            stage, task = stage_of(rec["case"]), rec["check"].split(".", 1)[1]
+            task = rec["check"].split(".", 1)[1]
+            stage = stage_of(rec["case"], float(run.settings(task, "default")["init_std"]))
             costs.setdefault(stage, {}).setdefault(task, 0.0)
             costs[stage][task] += rec["cpu_seconds"] or 0.0
             counts[stage] = counts.get(stage, 0) + 1

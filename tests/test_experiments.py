@@ -316,6 +316,7 @@ def test_heads_study_tunes_judges_and_resumes_with_the_same_bytes(tmp_path, caps
     (["--seeds", "1"], "--seeds: every value must be >= 2"),
     (["--tasks", "or"], "--tasks: unknown or"),
     (["--heads", "x"], "--heads: expected a comma list"),
+    (["--seeds", "3,4"], "--seeds: expected one integer"),
     (["--output", "/no/such/dir"], "no such directory"),
 ])
 def test_heads_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
@@ -343,6 +344,25 @@ def test_heads_verdicts_follow_the_paired_bounds():
     assert heads.step_down([1, 2, 4, 8], ["short", "reaches", "undecided", "reaches"]) == 8
     assert heads.step_down([1, 2, 4, 8], ["short", "reaches", "reaches", "reaches"]) == 2
     assert heads.step_down([1, 2, 4, 8], ["reaches", "reaches", "reaches", "short"]) is None
+
+
+def test_heads_runs_take_the_protocol_step_and_the_h_head_curvature_step():
+    """Each tuning run carries its grid point's free step (centre x 10^(k/2), the plan's key),
+    the worker trains with it (two points give different runs), and the output phase takes
+    the curvature step of the H-head model."""
+    from verify.experiments import heads
+    from verify.experiments.heads_runs import output_step, settings_at, worker
+
+    cfg = settings_at("and", 5, 2)
+    runs = heads.tuning_runs([("and", 5, 2, "A1-O")])
+    steps = {dict(r.overrides)["eta_attention_one"] for r in runs}
+    assert steps == {protocol.value(cfg["eta_attention_one"], k) for k in protocol.EXPONENTS}
+    assert cfg["eta_output"] == output_step("and", 2, 5) != output_step("and", 4, 5)
+    low, high = (min(runs, key=key) for key in (lambda r: dict(r.overrides)["eta_attention_one"],
+                                                lambda r: -dict(r.overrides)["eta_attention_one"]))
+    (_, a), = worker(("and", 5, 2, low.seed, ((low.plan, low.overrides),)))
+    (_, b), = worker(("and", 5, 2, low.seed, ((high.plan, high.overrides),)))
+    assert a["train_loss"] != b["train_loss"]
 
 
 def test_and_with_one_head_trains_its_bias():

@@ -98,17 +98,20 @@ def _record(outcome: Outcome, timing: Timing) -> dict:
     return values
 
 
-def jobs(runs: Iterable[Run], profile: str) -> list[tuple[str, str, int, tuple]]:
-    """The runs grouped by task and seed, in chunks of at most JOB_RUNS, in sorted order."""
-    groups: dict[tuple[str, int], list[Run]] = {}
+def chunks(runs: Iterable, key: Callable) -> list[tuple[tuple, tuple]]:
+    """The runs grouped by ``key(run)`` (runs that share their data), in sorted order, in
+    chunks of at most JOB_RUNS: [(key, ((plan, overrides), ...))]."""
+    groups: dict[tuple, list] = {}
     for run in sorted(set(runs)):
-        groups.setdefault((run.task, run.seed), []).append(run)
-    out = []
-    for (task, seed), members in groups.items():
-        for at in range(0, len(members), JOB_RUNS):
-            chunk = tuple((r.plan, r.overrides) for r in members[at:at + JOB_RUNS])
-            out.append((task, profile, seed, chunk))
-    return out
+        groups.setdefault(key(run), []).append(run)
+    return [(k, tuple((r.plan, r.overrides) for r in members[at:at + JOB_RUNS]))
+            for k, members in groups.items() for at in range(0, len(members), JOB_RUNS)]
+
+
+def jobs(runs: Iterable[Run], profile: str) -> list[tuple[str, str, int, tuple]]:
+    """The runs grouped by task and seed (:func:`chunks`)."""
+    return [(task, profile, seed, chunk)
+            for (task, seed), chunk in chunks(runs, lambda r: (r.task, r.seed))]
 
 
 def work(job: tuple[str, str, int, tuple]) -> list[tuple[Run, dict]]:

@@ -80,14 +80,8 @@ def tune(every: Sequence[Cell], records: Mapping[HeadsRun, dict]) -> dict[Cell, 
     diverged) and the chosen exponents (the centre, flagged, if every point diverged)."""
     out = {}
     for c in every:
-        cfg = settings_at(c[0], c[1], c[2])
-        curve = []
-        for point in protocol.points(c[3]):
-            runs = [records[r] for r in _runs(c, point, protocol.TUNING_SEEDS)]
-            lost = sum(bool(r["diverged"]) for r in runs)
-            mean = None if lost else math.fsum(r["train_loss"] for r in runs) / len(runs)
-            curve.append({"exponents": list(point), "steps": protocol.steps(c[3], cfg, point),
-                          "mean_loss": mean, "diverged": lost})
+        curve = protocol.curve_of(c[3], settings_at(c[0], c[1], c[2]), lambda point: [
+            records[r] for r in _runs(c, point, protocol.TUNING_SEEDS)])
         chosen = protocol.choose(curve)
         out[c] = {"curve": curve, "chosen": chosen, "all_diverged": chosen is None}
     return out
@@ -103,7 +97,7 @@ def judge(runs: Sequence[dict], base: Sequence[dict]) -> dict:
     accs = [r["test"] for r in runs if not r["diverged"]]
     diffs = [a["test"] - b["test"] for a, b in zip(runs, base) if not a["diverged"] and not b["diverged"]]
     verdict, mean, lower, upper = at_least(diffs, 0.0) if diffs else (None, math.nan, -math.inf, math.inf)
-    acc = mean_bounds(accs) if accs else (math.nan, -math.inf, math.inf)
+    acc = _bounds(accs)
     return {"accuracy": acc[0], "accuracy_bounds": [acc[1], acc[2]], "difference": mean,
             "bounds": [lower, upper], "verdict": VERDICT[verdict], "power": power(diffs),
             "diverged": sum(bool(r["diverged"]) for r in runs)}
@@ -118,7 +112,7 @@ def rows(every: Sequence[Cell], tuning: Mapping[Cell, dict], runs: Mapping[Cell,
         base_cell = (task, d, TABLE_HEADS[task], "joint")
         base = [records[r] for r in runs[base_cell]]
         accs = [r["test"] for r in base if not r["diverged"]]
-        mean, lower, upper = mean_bounds(accs) if accs else (math.nan, -math.inf, math.inf)
+        mean, lower, upper = _bounds(accs)
         row = {"task": task, "d": d, "sqrt_d": math.sqrt(d), "seeds": len(base),
                "joint": {"accuracy": mean, "accuracy_bounds": [lower, upper],
                          "converged": bool(lower >= TARGET - DELTA),
@@ -135,6 +129,11 @@ def rows(every: Sequence[Cell], tuning: Mapping[Cell, dict], runs: Mapping[Cell,
                          "by_heads": by_h}
         out.append(row)
     return out
+
+
+def _bounds(values: Sequence[float]) -> tuple[float, float, float]:
+    """:func:`.statistics.mean_bounds`, or no information for no values (every run diverged)."""
+    return mean_bounds(values) if values else (math.nan, -math.inf, math.inf)
 
 
 def step_down(heads: Sequence[int], verdicts: Sequence[str]) -> int | None:
@@ -273,13 +272,21 @@ def study(tasks: Sequence[str], ds: Sequence[int], heads: Sequence[int], seeds: 
             "delta": DELTA, "rows": rows(every, tuning, chosen_runs, records, heads)}
 
 
-def _ints(text: str, least: int, what: str) -> list[int]:
+def _int(text: str, least: int) -> int:
+    """One integer >= least (argparse names the option in its message)."""
+    if "," in text:
+        raise argparse.ArgumentTypeError(f"expected one integer, got {text!r}")
+    return _ints(text, least)[0]
+
+
+def _ints(text: str, least: int) -> list[int]:
+    """A comma list of integers >= least, sorted, without repeats."""
     try:
         values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{what}: expected a comma list of integers, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a comma list of integers, got {text!r}") from None
     if not values or min(values) < least:
-        raise argparse.ArgumentTypeError(f"{what}: every value must be >= {least}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"every value must be >= {least}, got {text!r}")
     return sorted(set(values))
 
 
@@ -292,15 +299,15 @@ class _Parser(argparse.ArgumentParser):
 def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="python -m verify.experiments.heads", description=__doc__.splitlines()[0])
     parser.add_argument("--output", default="reports/experiments", help="output directory (it must exist)")
-    parser.add_argument("--d", type=lambda t: _ints(t, 3, "--d"), default=[10, 20, 50, 100],
+    parser.add_argument("--d", type=lambda t: _ints(t, 3), default=[10, 20, 50, 100],
                         help="alphabet sizes (default 10,20,50,100; AND needs d >= 3)")
-    parser.add_argument("--heads", type=lambda t: _ints(t, 1, "--heads"), default=list(HEADS),
+    parser.add_argument("--heads", type=lambda t: _ints(t, 1), default=list(HEADS),
                         help="numbers of heads (default 1,2,4,8,16)")
     parser.add_argument("--tasks", type=lambda t: _names(t), default=list(TABLE_HEADS),
                         help="occurrence, and (default both)")
-    parser.add_argument("--seeds", type=lambda t: _ints(t, 2, "--seeds")[0], default=10,
+    parser.add_argument("--seeds", type=lambda t: _int(t, 2), default=10,
                         help="reported seeds 0..N-1 (default 10; at least 2 for the bounds)")
-    parser.add_argument("--workers", type=lambda t: _ints(t, 1, "--workers")[0], default=1,
+    parser.add_argument("--workers", type=lambda t: _int(t, 1), default=1,
                         help="processes to spread the runs over")
     try:
         args = parser.parse_args(argv)
@@ -329,7 +336,7 @@ def _names(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     unknown = [n for n in names if n not in TABLE_HEADS]
     if unknown or not names:
-        raise argparse.ArgumentTypeError(f"--tasks: unknown {', '.join(unknown) or '(none)'}; "
+        raise argparse.ArgumentTypeError(f"unknown {', '.join(unknown) or '(none)'}; "
                                          f"choose from {', '.join(TABLE_HEADS)}")
     return names
 

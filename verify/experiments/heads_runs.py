@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from . import config, curvature
 from .counting import CountingTask
-from .grid import JOB_RUNS
+from .grid import chunks
 from .run import generators, run_seed
 
 STEPS = 200
@@ -84,12 +84,8 @@ class HeadsRun:
 
 
 def batch(runs: list[HeadsRun], profile: str) -> list[tuple]:
-    """The runs grouped by (task, d, H, seed), at most ``JOB_RUNS`` a job (they share the data)."""
-    groups: dict[tuple, list[HeadsRun]] = {}
-    for run in sorted(set(runs)):
-        groups.setdefault((run.task, run.d, run.heads, run.seed), []).append(run)
-    return [(*key, tuple((r.plan, r.overrides) for r in members[at:at + JOB_RUNS]))
-            for key, members in groups.items() for at in range(0, len(members), JOB_RUNS)]
+    """The runs grouped by (task, d, H, seed) (:func:`.grid.chunks`: they share the data)."""
+    return [(*key, chunk) for key, chunk in chunks(runs, lambda r: (r.task, r.d, r.heads, r.seed))]
 
 
 def worker(job: tuple) -> list[tuple[HeadsRun, dict]]:

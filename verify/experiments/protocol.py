@@ -28,7 +28,7 @@ import math
 import tomllib
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .grid import Run
 from .plans import PLANS
@@ -83,12 +83,20 @@ def tuning_runs(task: str, cfg: Mapping[str, Any], plans: Sequence[str] = PLANS)
 
 
 def curve(task: str, plan: str, cfg: Mapping[str, Any], records: Mapping[Run, dict]) -> list[dict]:
-    """The tuning curve: per grid point its step sizes, the mean final training loss over the
-    tuning seeds (None when a run diverged) and the number of diverged runs."""
+    """The tuning curve of a plan of the grid (:func:`curve_of` over its tuning runs)."""
     std = float(cfg["init_std"])
+    return curve_of(plan, cfg, lambda point: [
+        records[Run.of(task, plan, s, overrides(plan, cfg, point, std))] for s in TUNING_SEEDS])
+
+
+def curve_of(plan: str, cfg: Mapping[str, Any],
+             tuning_records: Callable[[tuple[int, ...]], Sequence[dict]]) -> list[dict]:
+    """The tuning curve: per grid point its step sizes, the mean final training loss over the
+    records ``tuning_records(point)`` of the tuning seeds (None when a run diverged) and the
+    number of diverged runs."""
     out = []
     for point in points(plan):
-        runs = [records[Run.of(task, plan, s, overrides(plan, cfg, point, std))] for s in TUNING_SEEDS]
+        runs = tuning_records(point)
         lost = sum(bool(r["diverged"]) for r in runs)
         mean = None if lost else math.fsum(r["train_loss"] for r in runs) / len(runs)
         out.append({"exponents": list(point), "steps": steps(plan, cfg, point), "mean_loss": mean,
