@@ -18,6 +18,8 @@ from enum import Enum
 from fractions import Fraction
 from typing import Callable, Mapping, Sequence
 
+from .ledger import Obligation
+
 
 class Evidence(str, Enum):
     SYMBOLIC = "symbolic"
@@ -178,6 +180,9 @@ class Result:
     discrepancies: Mapping[str, Discrepancy] = field(default_factory=dict)  # by check id
     exhibits: tuple[Exhibit, ...] = ()
     calibrations: tuple[Calibration, ...] = ()
+    # the proof as a graph of obligations (verify.ledger): the node whose id is the result's
+    # id is the statement; the verdict is composed from it
+    proof: tuple[Obligation, ...] = ()
 
     def calibrations_for(self, check_id: str) -> tuple[Calibration, ...]:
         """The measured constants a check's cases were calibrated on (a case is in-sample when

@@ -4,7 +4,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..checks import Result
+from ..ledger import Obligation
 from . import contrast, cor1, experiments, lemma_low_attention, lemma_symmetry, prop1, prop2, prop3, prop4, thm1, thm2
+from .lemmas import LEMMAS
 
 REGISTRY: tuple[Result, ...] = (
     prop1.RESULT,
@@ -57,3 +59,12 @@ def select(ids: Sequence[str] | None = None) -> list[Result]:
     if unknown:
         raise KeyError(", ".join(sorted(unknown)))
     return chosen
+
+
+def proof_graph(results: Sequence[Result] = REGISTRY) -> dict[str, Obligation]:
+    """Every obligation of the results' proofs and of the engine's lemmas, by id (the proof
+    ledger; a result's statement is the node with its id)."""
+    graph = {ob.id: ob for ob in LEMMAS}
+    for result in REGISTRY:  # a node may use another result's: the graph holds them all
+        graph.update((ob.id, ob) for ob in result.proof)
+    return graph

@@ -1,0 +1,226 @@
+"""The proof ledger: regions, the composition of standings, the registered proofs, the verdicts a
+run gets, the `verify ledger` command and the blueprints."""
+import json
+import math
+
+import pytest
+from hypothesis import given, strategies as st
+
+from verify.cli import main
+from verify.ledger import (CheckFacts, Discharge, Level, Obligation, Region, at_least, between,
+                           closed, evaluate, points, verdict)
+from verify.ledger.compose import problems
+from verify.ledger.region import Interval, covers, merge, span
+from verify.report import blueprint, proof_ledger
+from verify.results import REGISTRY, proof_graph
+
+# -- regions ---------------------------------------------------------------------------------------
+
+ends = st.floats(-5, 5, allow_nan=False).map(lambda x: round(x, 1))
+intervals = st.builds(lambda a, b, lo, hi: Interval(min(a, b), max(a, b), lo, hi), ends, ends,
+                      st.booleans(), st.booleans())
+
+
+@given(intervals, intervals, ends)
+def test_an_intersection_holds_a_point_iff_both_do(a, b, x):
+    def inside(i: Interval, y: float) -> bool:
+        return (i.lo < y or (i.lo == y and not i.lo_open)) and (y < i.hi or (y == i.hi and not i.hi_open))
+    both = span([a]).intersect(span([b]))
+    assert any(inside(p, x) for p in both.parts) == (inside(a, x) and inside(b, x))
+
+
+@given(intervals, intervals)
+def test_a_union_contains_both_parts(a, b):
+    union = span([a]).union(span([b]))
+    assert union.contains(span([a])) and union.contains(span([b]))
+
+
+def test_a_box_and_its_eps_tail_cover_eps_in_0_to_0_99_and_no_more():
+    box = Region.of(d=closed(3, 1e9), eps=closed(1e-6, 0.99))
+    tail = Region.of(d=closed(3, 1e9), eps=between(0, 1e-6, lo_open=True))
+    assert merge([box, tail])[0].text() == "d ∈ [3, 10⁹], ε ∈ (0, 0.99]"
+    assert covers([box, tail], Region.of(d=closed(3, 100), eps=between(0, 0.99, lo_open=True)))
+    assert not covers([box, tail], Region.of(d=at_least(3), eps=between(0, 1, True, True)))
+    assert not covers([box], Region.of(d=closed(3, 100), eps=between(0, 0.99, lo_open=True)))
+    assert Region.of(d=points(3, 4)).text() == "d ∈ {3, 4}"
+
+
+# -- composition -----------------------------------------------------------------------------------
+
+STATED = Region.of(d=at_least(3))
+
+
+def toy(**changes) -> dict:
+    """A statement proved by a symbolic step and a certified box (read by the checker) over
+    d in [3, 100], with a numeric route over the whole range."""
+    nodes = {
+        "r": Obligation("r", "statement", STATED, Discharge.EITHER, uses=("r.proof", "r.points")),
+        "r.proof": Obligation("r.proof", "the argument", STATED, Discharge.FOLLOWS, uses=("r.step", "r.box")),
+        "r.step": Obligation("r.step", "a step", STATED, Discharge.SYMBOLIC, ("c.step",)),
+        "r.box": Obligation("r.box", "a box", Region.of(d=closed(3, 100)), Discharge.CERTIFIED, ("c.box",),
+                            checker=True),
+        "r.points": Obligation("r.points", "values", STATED, Discharge.NUMERIC, ("c.points",)),
+    }
+    nodes.update(changes)
+    return nodes
+
+
+def facts(**status) -> dict:
+    base = {"c.step": CheckFacts("pass"), "c.points": CheckFacts("pass"),
+            "c.box": CheckFacts("pass", ((Region.of(d=closed(3, 100)), True),))}
+    base.update(status)
+    return base
+
+
+def test_a_proof_is_proved_only_where_every_link_is():
+    graph = toy()
+    v = verdict(graph["r"], evaluate(graph, facts())["r"])
+    assert v.category == "proved in part"
+    assert v.text.startswith("proved for d ∈ [3, 100] (stated: d ≥ 3); numeric at points (r.points)")
+    whole = toy(**{"r.box": Obligation("r.box", "a box", STATED, Discharge.CERTIFIED, ("c.box",), checker=True)})
+    run = facts(**{"c.box": CheckFacts("pass", ((STATED, True),))})
+    assert verdict(whole["r"], evaluate(whole, run)["r"]).text == "proved for d ≥ 3"
+
+
+def test_a_certificate_the_checker_did_not_accept_is_engine_only():
+    graph = toy()
+    run = facts(**{"c.box": CheckFacts("pass", ((Region.of(d=closed(3, 100)), False),))})
+    v = verdict(graph["r"], evaluate(graph, run)["r"])
+    assert v.category == "supported"
+    assert "d ∈ [3, 100]: certified, engine only (r.box)" in v.text
+
+
+def test_a_weaker_link_sets_the_level_and_is_named():
+    graph = toy(**{"r.step": Obligation("r.step", "a step", STATED, Discharge.SEARCH, ("c.step",))})
+    v = verdict(graph["r"], evaluate(graph, facts())["r"])
+    assert v.category == "supported" and v.text == "supported: numeric at points (r.points)"
+    assert evaluate(graph, facts())["r.proof"][0].level is Level.SEARCH
+    assert evaluate(graph, facts())["r.proof"][0].weakest == ("r.step",)
+
+
+def test_a_failed_or_unrun_check_on_the_path_is_never_proved():
+    graph = toy()
+    failed = verdict(graph["r"], evaluate(graph, facts(**{"c.step": CheckFacts("FAIL")}))["r"])
+    assert failed.category == "supported" and "numeric at points" in failed.text
+    only = {k: v for k, v in toy().items() if k != "r.points"}
+    only["r"] = Obligation("r", "statement", STATED, Discharge.EITHER, uses=("r.proof",))
+    assert verdict(only["r"], evaluate(only, facts(**{"c.step": CheckFacts("FAIL")}))["r"]).category == "failed"
+    run = facts()
+    del run["c.step"]
+    assert evaluate(only, run)["r.proof"][0].level is Level.NOT_RUN
+
+
+def test_an_ill_formed_ledger_is_reported():
+    bad = toy(**{"r.step": Obligation("r.step", "a step", STATED, Discharge.SYMBOLIC)})
+    assert any("names no check" in p for p in problems(bad, ["c.box", "c.points"]))
+    cyclic = toy(**{"r.step": Obligation("r.step", "a step", STATED, Discharge.FOLLOWS, uses=("r",))})
+    with pytest.raises(ValueError, match="cycle"):
+        evaluate(cyclic)
+
+
+# -- the registered proofs -------------------------------------------------------------------------
+
+def test_every_result_has_a_well_formed_proof_that_names_every_claiming_check():
+    graph = proof_graph()
+    assert problems(graph, [c.id for r in REGISTRY for c in r.checks]) == []
+    named = {c for ob in graph.values() for c in ob.checks}
+    for result in REGISTRY:
+        assert result.id in graph, result.id
+        claiming = [c.id for c in result.checks if c.evidence.value not in ("exhibit", "configuration")]
+        assert set(claiming) <= named, set(claiming) - named
+    evaluate(graph)  # no cycle
+
+
+def test_the_lost_steps_are_open_nodes():
+    graph = proof_graph()
+    open_nodes = {n for n, ob in graph.items() if ob.discharge is Discharge.OPEN}
+    assert {"thm1.step3", "prop2.small.lost", "prop3.a4", "prop4.rest-of-a5", "cor1.concentration"} <= open_nodes
+
+
+def declared():
+    graph = proof_graph()
+    return graph, proof_ledger.verdicts(graph, REGISTRY, None)
+
+
+def test_declared_verdicts_name_their_ranges_and_weakest_links():
+    _, found = declared()
+    assert found["prop1"].text == "proved for d ≥ 2, ε ∈ (0, 1)"
+    assert found["lemma-symmetry"].category == "proved"
+    assert found["thm2"].category == "proved in part"
+    assert "ε ∈ (0, 10⁻⁶]: certified, engine only (thm2.eps-tail)" in found["thm2"].text
+    assert found["thm1"].category == "supported" and "thm1.search" in found["thm1"].text
+    assert found["cor1"].category == "supported" and "cor1.concentration" in found["cor1"].text
+
+
+def test_a_run_whose_checker_rejects_the_box_proves_nothing_of_theorem_2():
+    """With the 4-D box engine only (a fault the checker saw), Theorem 2 is no longer proved."""
+    graph = proof_graph()
+    thm2_checks = [c.id for r in REGISTRY if r.id in ("thm2", "lemma-symmetry") for c in r.checks]
+    box = Region.of(d=closed(3, 1e9), eps=closed(1e-6, 0.99), u=between(0, 1, lo_open=True),
+                    v=between(0, 1, lo_open=True))
+    run = {c: CheckFacts("pass") for c in thm2_checks}
+    run["thm2.certified_box"] = CheckFacts("pass", ((box, False),))
+    found = proof_ledger.verdicts(graph, [r for r in REGISTRY if r.id == "thm2"], run)
+    assert found["thm2"].category == "supported"
+    assert "certified, engine only (thm2.box)" in found["thm2"].text
+
+
+def test_facts_read_the_checker_and_the_box_from_outcome_values():
+    values = {"d_lo": 3.0, "d_hi": 1e9, "eps_lo": 0.0, "eps_hi": 1e-6, "u_lo": 0.0, "u_hi": 1.0,
+              "v_lo": 0.0, "v_hi": 1.0, "checker": "engine only"}
+    region = proof_ledger.region_of(values)
+    assert region.text() == "d ∈ [3, 10⁹], ε ∈ (0, 10⁻⁶], η₁/√d ∈ (0, 1], η₂,min/η₂ ∈ (0, 1]"
+    data = {"checks": [{"check": "thm2.certified_box", "status": "pass", "evidence": "certified",
+                        "outcomes": [{"passed": True, "values": values}]}]}
+    assert proof_ledger.facts_from_json(data)["thm2.certified_box"].boxes == ((region, False),)
+    assert proof_ledger.region_of({"d": 3}).text() == "d = 3"
+
+
+# -- the command and the blueprints ----------------------------------------------------------------
+
+def test_verify_ledger_prints_each_results_tree_and_counts(capsys):
+    assert main(["ledger"]) == 0
+    out = capsys.readouterr().out
+    assert "thm1.step3: open — open" in out and "results proved over their whole stated range" in out
+    assert main(["ledger", "thm2", "--json", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data["results"]) == {"thm2"} and "thm2.eps-tail" in data["nodes"]
+    assert "prop1" not in data["nodes"]
+
+
+def test_verify_ledger_reads_a_run_and_rejects_bad_input(tmp_path, capsys):
+    report = tmp_path / "r.json"
+    report.write_text(json.dumps({"checks": [{"check": "lemma-symmetry.invariance", "status": "FAIL",
+                                              "evidence": "symbolic", "outcomes": []}]}))
+    assert main(["ledger", "lemma-symmetry", "--from", str(report)]) == 0
+    assert "lemma-symmetry.proof: FAILED" in capsys.readouterr().out
+    assert main(["ledger", "no-such-result"]) == 2
+    assert main(["ledger", "--from", str(tmp_path / "missing.json")]) == 2
+    (tmp_path / "bad.json").write_text("[]")
+    assert main(["ledger", "--from", str(tmp_path / "bad.json")]) == 2
+    assert "not a `verify all --json` report" in capsys.readouterr().err
+
+
+def test_the_blueprints_give_the_same_bytes_twice(tmp_path):
+    graph = proof_graph()
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir(), second.mkdir()
+    for folder in (first, second):
+        blueprint.per_result(graph, "thm2", folder)
+        blueprint.paper(graph, [r.id for r in REGISTRY], None, folder / "paper.png")
+    for name in ("thm2.png", "paper.png"):
+        assert (first / name).read_bytes() == (second / name).read_bytes()
+    uses = blueprint.condensed(graph, [r.id for r in REGISTRY])
+    assert "thm1.step3" in uses["thm1"] and "lemma-symmetry" in uses["thm2"]
+
+
+def test_the_committed_blueprints_cover_every_result():
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "proofs" / "blueprint"
+    assert {p.stem for p in folder.glob("*.png")} >= {r.id for r in REGISTRY} | {"paper"}
+
+
+def test_inf_is_open_and_points_are_closed():
+    assert at_least(3).parts[0].hi_open and math.isinf(at_least(3).parts[0].hi)
+    assert not points(3).parts[0].lo_open
