@@ -118,6 +118,15 @@ def _population_mean(poly: sp.Poly, family: Family) -> sp.Expr:
     return mean
 
 
+def population_mean(positive: sp.Expr, negative: sp.Expr, family: Family = "mu") -> sp.Expr:
+    """E[X] for a per-word quantity X at background-symmetric parameters, given on positive
+    words (in k, n and the four scalars) and on negative words (read at k = 0): the positive
+    part as a polynomial in the family's moments and P(y = +1), the negative part times
+    P(y = -1) -- the same pass :func:`reduce_symmetric` makes for the loss and its partials."""
+    return (_population_mean(_as_polynomial_in_gamma(positive), family)
+            + (1 - prob_positive()) * negative.subs(k, 0))
+
+
 @dataclass(frozen=True)
 class Reduction:
     """Population loss and gradient at background-symmetric parameters (per-coordinate partials).
