@@ -224,6 +224,33 @@ def _dropped_ratio_tail(mp):  # the cube's moments without their tail beyond a c
     mp.setattr(ratios, "tails", lambda d, T: (arb(0), arb(0), arb(0)))
 
 
+def _biased_word_model(mp):  # the engine's per-word model (1) with bias -1/2 instead of -1
+    import verify.engine.symbolic_word as sw
+    right = sw.word_output
+    mp.setattr(sw, "word_output", lambda letters, rest=sw.Rest(): right(letters, rest) + sp.Rational(1, 2))
+
+
+def _tilted_word_law(mp):  # the engine's word law weighs the second named symbol 2/d, not 1/d
+    import verify.engine.symbolic_word as sw
+    right = sw.word_law
+    mp.setattr(sw, "word_law", lambda letters, rest=sw.Rest(), dd=sw.d: right(letters, rest, dd)
+               * 2 ** letters[1].count)
+
+
+def _background_over_d(mp):  # the reduction's background partials normalised by d, not d - 1
+    from dataclasses import replace
+
+    import verify.engine.symbolic as symbolic
+    right = symbolic.reduce_symmetric
+
+    def wrong(family="mu"):
+        red = right(family)
+        scale = (symbolic.d - 1) / symbolic.d
+        return replace(red, grad={**red.grad, "alpha_j": red.grad["alpha_j"] * scale,
+                                  "beta_j": red.grad["beta_j"] * scale})
+    mp.setattr(symbolic, "reduce_symmetric", wrong)
+
+
 SMALL_PROP2 = {"random": 0, "starts": 1, "steps": 5, "nm_starts": 0, "nm_evals": 0}
 SMALL_THM1 = {"random": 0, "starts": 0, "evals": 0, "n_eta": 2, "adversarial": False}
 
@@ -236,6 +263,11 @@ MUTATIONS: dict[str, Mutation] = {
     "prop1.long_contribution": Mutation("ln 4 -> ln 16 in g", patch=_wrong_long_contribution),
     "prop1.short_attention": Mutation("gap constant 4 -> 3", {"prop1.attention_constant": "3"}),
     "prop1.short_loss": Mutation("eps/2 -> eps/8", patch=_wrong_short_loss),
+    "prop1.word_loss": Mutation("the engine's per-word model with bias -1/2", patch=_biased_word_model),
+    "lemma-symmetry.invariance": Mutation("the engine's word law tilted towards one background symbol",
+                                          patch=_tilted_word_law),
+    "lemma-symmetry.reduction": Mutation("background partials over d, not d - 1 (the reduction)",
+                                         patch=_background_over_d),
     "prop2.negative_mass": Mutation("P(y = -1) = 1/3", patch=_wrong_negative_mass),
     "prop2.large_output": Mutation("P(y = -1) = 1/3", patch=_wrong_negative_mass),
     "prop2.large_output_search": Mutation("re-evaluated loss 0.2 < 1/4", patch=_wrong_reevaluation,

@@ -19,6 +19,7 @@ import math
 from typing import Mapping
 
 from ..checks import Case, Check, Constants, Evidence, Exhibit, Outcome, Profile, Result
+from ..ledger import Discharge, Obligation, Region, at_least, points
 from .common import grid_label, judge_once
 
 D_GRID = {Profile.QUICK: [9], Profile.DEFAULT: [9, 16], Profile.FULL: [9, 16, 25, 49]}
@@ -85,6 +86,17 @@ def _judge(case: Case, constants: Constants) -> Outcome:
     return Outcome(case.label, reached and separated, margin, Evidence.SEARCH, detail, values=values)
 
 
+STATED = Region.of(d=at_least(9))
+PROOF = (
+    Obligation("contrast", "for the same d, the three-phase plan reaches eps while every simpler plan "
+               "stays above it", STATED, Discharge.EITHER, uses=("contrast.by-results", "contrast.search")),
+    Obligation("contrast.by-results", "Theorem 2 with Propositions 2-4 and Theorem 1, for eps below every "
+               "floor constant (c1, c2, c4, c3)", STATED, Discharge.FOLLOWS,
+               uses=("thm2", "prop2", "prop3", "prop4", "thm1"), where="proofs/contrast.md"),
+    Obligation("contrast.search", "the risks side by side at d = 9, 16 and eps = contrast.eps (the floors "
+               "searched)", STATED, Discharge.SEARCH, ("contrast.separation",), where="proofs/contrast.md"),
+)
+
 RESULT = Result(
     id="contrast",
     name="Contrast of the training plans (Sections 3-4)",
@@ -96,6 +108,7 @@ RESULT = Result(
                "check's search at this d",
     constants=("contrast.eps",),
     document="proofs/contrast.md",
+    proof=PROOF,
     checks=(
         Check("contrast.separation", "Sections 3-4 (summary)",
               "L_s(three-phase) <= eps < min(floors of attention only, output only, "

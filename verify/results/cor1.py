@@ -17,7 +17,8 @@ from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Pro
 from ..engine.estimate import ErrorKind, Estimate
 from . import cor1_samples
 from .common import ratio_outcome
-from .plan_schedule import plan_cases, plan_for
+from ..ledger import Discharge, Obligation
+from .plan_schedule import STATED, box_nodes, plan_cases, plan_for
 
 
 def _cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
@@ -58,6 +59,29 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
         f"scan's (d, eps)): counted in-sample for cor1.C"))
 
 
+PROOF = (
+    Obligation("cor1", "with N1 >= C d ln d and N3 >= C ln d/eps samples the plan's population risk is "
+               "<= eps with probability >= 1 - 3d^-c", STATED, Discharge.FOLLOWS,
+               uses=("cor1.population", "cor1.finite-samples")),
+    Obligation("cor1.population", "with population gradients the schedule (T = ceil(72/eps)) reaches "
+               "L_s <= eps", STATED, Discharge.EITHER, uses=("cor1.by-boxes", "cor1.at-points")),
+    *box_nodes("cor1", "cor1.certified_box", "L_s(alpha', beta'') <= eps"),
+    Obligation("cor1.at-points", "L_s <= eps at the grid's points (population gradients)", STATED,
+               Discharge.NUMERIC, ("cor1.population",)),
+    Obligation("cor1.finite-samples", "from population to sampled gradients: probability >= 1 - 3d^-c",
+               STATED, Discharge.EITHER, uses=("cor1.concentration", "cor1.samples-tested"),
+               where="proofs/cor1.md, 'Finite samples'"),
+    Obligation("cor1.concentration", "the concentration argument with N1, N3 samples (the paper's proof "
+               "is lost; not reconstructed)", STATED, Discharge.OPEN, where="proofs/cor1.md"),
+    Obligation("cor1.samples-tested", "exact binomial tests at points: a pass supports a failure "
+               "probability < cor1.fail_factor x 3d^-c (2.5% one-sided), not <= 3d^-c", STATED,
+               Discharge.STATISTICAL, ("cor1.samples", "cor1.sample_sweep"), uses=("cor1.samples-gap",),
+               where="proofs/cor1.md, 'Finite samples'"),
+    Obligation("cor1.samples-gap", "failure probability <= 3d^-c itself: between it and what a pass "
+               "supports (< cor1.fail_factor x 3d^-c) no test decides", STATED, Discharge.OPEN,
+               where="proofs/cor1.md, 'Finite samples'"),
+)
+
 RESULT = Result(
     id="cor1",
     name="Corollary 1",
@@ -67,6 +91,7 @@ RESULT = Result(
     constants=("cor1.C", "cor1.T_numerator", "thm2.eta1_scale", "cor1.c", "cor1.fail_factor",
                "cor1.delta", "cor1.repetitions", "cor1.max_repetitions"),
     document="proofs/cor1.md",
+    proof=PROOF,
     checks=(
         Check("cor1.certified_box", "Corollary 1 (certified)",
               "L_s(alpha', beta'') <= eps (population gradients) for every real d, eps in the box, every 0 < eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, T = ceil(72/eps) (every integer T >= 72/eps)", Evidence.CERTIFIED, _certified_cases, _judge_certified,

@@ -168,8 +168,11 @@ def verdict(k: int, R: int, goal: float, constants: Constants) -> tuple[bool | N
     q1 = 1 - line
     factor = float(constants["cor1.fail_factor"])
     text = (f"exact binomial test of H: P >= {goal:.6g} (failure probability <= q0 = {q0:.3g}): "
-            f"{k}/{R}, 95% CP [{lo:.4f}, {hi:.4f}]; fail if upper < {goal:.6g}, pass if lower >= "
-            f"{line:.6g}; power {power:.3f} to reject a failure probability {q1:.3g} "
+            f"{k}/{R}, Clopper-Pearson [{lo:.4f}, {hi:.4f}] (95% two-sided, 2.5% per side); fail "
+            f"if upper < {goal:.6g} (rejects failure probability <= q0 at 2.5%), pass if lower >= "
+            f"{line:.6g} (rejects failure probability >= {q1 / q0:.3g} q0 at 2.5%: a pass supports "
+            f"P(fail) < {q1 / q0:.3g} q0, not the claimed <= q0); power {power:.3f} to reject a "
+            f"failure probability {q1:.3g} "
             f"(= {q1 / q0:.3g} q0), {confirm:.3f} to pass at P = {goal:.6g} (R rule: the smallest "
             f"multiple of 10 with both >= {POWER} at failure probability min({factor:g} q0, q0 + "
             f"{float(constants['cor1.delta']):g}), at most {max_repetitions(constants)})")

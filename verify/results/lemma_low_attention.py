@@ -19,6 +19,7 @@ import numpy as np
 import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..ledger import Discharge, Obligation, Region, at_least, points
 from ..engine import general
 from ..engine.precision import working
 from ..search import multistart
@@ -181,6 +182,20 @@ def _judge_per_word(case: Case, constants: Constants) -> Outcome:
                    f"configured factor {mpmath.nstr(factor, 4)} (the proof gives 1)")
 
 
+EVERY_D = Region.of(d=at_least(2))
+PROOF = (
+    Obligation("lemma-low-attention", "for any attention of H heads some s has sum_h E[(gamma_s^(h))^2] "
+               "<= H/d", EVERY_D, Discharge.EITHER,
+               uses=("lemma-low-attention.per-word", "lemma-low-attention.search")),
+    Obligation("lemma-low-attention.per-word", "sum_s gamma_s^2 <= sum_s gamma_s = 1 on every word; the "
+               "smallest of d terms is at most their mean", EVERY_D, Discharge.SYMBOLIC,
+               ("lemma-low-attention.per_word",), where="proofs/lemma-low-attention.md step 1"),
+    Obligation("lemma-low-attention.search", "no attention found above H/d (a ceiling certified at "
+               "the one found)", EVERY_D, Discharge.SEARCH,
+               ("lemma-low-attention.bound", "lemma-low-attention.certified_ceiling"),
+               where="proofs/lemma-low-attention.md step 2"),
+)
+
 RESULT = Result(
     id="lemma-low-attention",
     name="Lemma (A.5)",
@@ -189,6 +204,7 @@ RESULT = Result(
     hypotheses="any attention alpha^(1..H), d >= 2",
     constants=("lemma.low_attention_factor",),
     document="proofs/lemma-low-attention.md",
+    proof=PROOF,
     checks=(
         Check("lemma-low-attention.per_word", "A.5 lemma (proof)",
               "sum_s gamma_s^2 <= sum_s gamma_s = 1 on every word; min over s <= mean H/d",

@@ -12,7 +12,10 @@ import mpmath
 import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Exhibit, Outcome, Profile, Reach, Result
+from ..ledger import Discharge, Obligation, Region, at_least, between, closed
 from ..engine import schedules
+from ..engine import symbolic_word
+from ..engine.symbolic_word import Letter, Rest
 from ..engine.symmetric import SymmetricPoint, evaluate
 from .common import grid, log_grid, ratio_outcome, smallest_passing
 
@@ -173,6 +176,28 @@ def step_long_words() -> sp.Expr:
     return sp.simplify(p * (2 * d / _e - 1) - 2 / _e)
 
 
+def word_loss_steps() -> list[tuple[str, bool]]:
+    """A.2 step 1 from model (1) on any word, with beta = 2 e_s and any attention (the symbols not
+    named enter through their sums): a negative word (C_s = 0) has loss 0, and every word has
+    loss <= 2 (so long words cost at most 2 P(long)).  Each step as SymPy decided it."""
+    k, c1, den = sp.symbols("C_s C_1 D_rest", positive=True)
+    a_s, a_1 = sp.symbols("alpha_s alpha_1", real=True)
+    rest = Rest(sp.Symbol("R", nonnegative=True), sp.Integer(0), den)
+    loss = symbolic_word.word_loss
+    negative = loss([Letter(sp.Integer(0), a_s, 2), Letter(c1, a_1, 0)], -1, rest)
+    room = sp.factor(sp.simplify(2 - loss([Letter(k, a_s, 2), Letter(c1, a_1, 0)], 1, rest)))
+    return [("negative words: loss 0", sp.simplify(negative) == 0),
+            ("positive words: 2 - loss >= 0", bool(room.is_nonnegative))]
+
+
+def _judge_word_loss(case: Case, constants: Constants) -> Outcome:
+    steps = word_loss_steps()
+    failed = [text for text, ok in steps if not ok]
+    return Outcome(case.label, not failed, None, Evidence.SYMBOLIC,
+                   ("SymPy: " + "; ".join(text for text, _ in steps)) if not failed
+                   else "NOT verified: " + "; ".join(failed))
+
+
 def _judge_long_words(case: Case, constants: Constants) -> Outcome:
     slack = step_long_words()
     return sign_outcome(case, slack, f"p(M-1) - 2/eps = {sp.sstr(slack)}")
@@ -198,24 +223,56 @@ def _judge_long_contribution(case: Case, constants: Constants) -> Outcome:
 
 
 def short_attention_slack(c) -> sp.Expr:
-    """gamma_s's lower bound minus 2/(2 + eps) in the worst case C_s = 1, m - C_s = 2d/eps, for
-    the gap ln(c d/eps^2): c d/(c d + 2 d eps) - 2/(2 + eps)."""
+    """gamma_s's lower bound minus 2/(2 + eps) at its worst case on short positive words,
+    C_s = 1 and m - C_s = 2d/eps (:func:`short_attention_steps` derives that it is the worst),
+    for the gap ln(c d/eps^2): c d/(c d + 2 d eps) - 2/(2 + eps)."""
     d = 2 + _k
-    worst = c * d / (c * d + _e**2 * 2 * d / _e)
-    return sp.simplify(worst - 2 / (2 + _e))
+    return sp.simplify(_attention_floor(c, d, 1, 2 * d / _e) - 2 / (2 + _e))
+
+
+def _attention_floor(c, d, count, background):
+    """c d C_s/(c d C_s + eps^2 n): gamma_s = C_s/(C_s + X) at X = n eps^2/(c d) = n e^-gap."""
+    return c * d * count / (c * d * count + _e**2 * background)
+
+
+def short_attention_steps() -> list[tuple[str, bool]]:
+    """Why gamma_s >= c d/(c d + 2 d eps) on every short positive word (A.2 step 3), each step as
+    SymPy decided it for every c, d > 0 and eps in (0, 1).  On a word with C_s >= 1 target
+    symbols and n background symbols, model (1) gives gamma_s = C_s/(C_s + X) with
+    X = sum_j C_j e^(alpha_j - alpha_s); the gap hypothesis alpha_s - alpha_j = gap + delta_j,
+    delta_j >= 0, gives X <= n e^-gap, e^-gap = eps^2/(c d); short means m <= 2d/eps, so
+    n = m - C_s <= 2d/eps."""
+    count, x, n, delta, c, dd = sp.symbols("C_s X n delta c d", positive=True)
+    gap = sp.Symbol("g", real=True)
+    floor = _attention_floor(c, dd, count, n)
+    return [
+        ("each background term e^(alpha_j - alpha_s) = e^(-gap - delta_j) decreases in delta_j >= 0, "
+         "so X <= n e^-gap", bool(sp.diff(sp.exp(-gap - delta), delta).is_negative)),
+        ("gamma_s = C_s/(C_s + X) decreases in X", bool(sp.diff(count / (count + x), x).is_negative)),
+        ("at X = n eps^2/(c d) it is c d C_s/(c d C_s + eps^2 n)",
+         sp.simplify(count / (count + n * _e**2 / (c * dd)) - floor) == 0),
+        ("that bound increases in C_s", bool(sp.factor(sp.diff(floor, count)).is_positive)),
+        ("and decreases in n", bool(sp.factor(sp.diff(floor, n)).is_negative)),
+    ]
 
 
 def _judge_short_attention(case: Case, constants: Constants) -> Outcome:
-    """For a short positive word (m <= 2d/eps, C_s >= 1), with gap ln(c d/eps^2):
-    gamma_s >= c d C_s/(c d C_s + eps^2 (m - C_s)) >= c d/(c d + 2 d eps) >= 2/(2 + eps): SymPy
-    decides the sign of the last slack, eps (c - 4)/((2 + eps)(c + 2 eps)), on the whole range
+    """For a short positive word (m <= 2d/eps, C_s >= 1), with gap ln(c d/eps^2): SymPy derives
+    that gamma_s >= c d C_s/(c d C_s + eps^2 (m - C_s)) and that this bound is smallest at
+    C_s = 1, m - C_s = 2d/eps (:func:`short_attention_steps`), then decides the sign of
+    c d/(c d + 2 d eps) - 2/(2 + eps) = eps (c - 4)/((2 + eps)(c + 2 eps)) on the whole range
     (>= 0: equality at c = 4 is allowed)."""
     c = sp.Rational(constants["prop1.attention_constant"].numerator,
                     constants["prop1.attention_constant"].denominator)
+    steps = short_attention_steps()
     slack = short_attention_slack(c)
     nonneg = sp.simplify(sp.together(slack.subs(_e, 1 / (1 + _t)))).is_nonnegative
+    failed = [text for text, ok in steps if not ok]
     verdict = {True: "proved >= 0", False: "NOT >= 0", None: "sign undecided"}[nonneg]
+    if failed:
+        nonneg, verdict = None, "worst case NOT derived: " + "; ".join(failed)
     return Outcome(case.label, nonneg, float(c - 4), Evidence.SYMBOLIC,
+                   f"worst case C_s = 1, m - C_s = 2d/eps derived ({len(steps)} steps); "
                    f"gamma_s - 2/(2+eps) >= {sp.sstr(sp.factor(slack))}: {verdict} (SymPy)",
                    margin_kind="difference")
 
@@ -245,6 +302,38 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
     return judge_certified("prop1", case, constants)
 
 
+STATED = Region.of(d=at_least(2), eps=between(0, 1, True, True))
+EPS = Region.of(eps=between(0, 1, True, True))
+PROOF = (
+    Obligation("prop1", "for every alpha with alpha_s - max_j alpha_j >= ln(4d/eps^2) and beta = 2e_s: "
+               "L_s <= eps", STATED, Discharge.EITHER, uses=("prop1.a2", "prop1.by-box", "prop1.at-points")),
+    Obligation("prop1.a2", "A.2: L_s <= 2 P(|w| > 2d/eps) + the largest loss of a short positive word "
+               "< eps/2 + eps/2", STATED, Discharge.FOLLOWS,
+               uses=("prop1.word-loss", "prop1.long-words", "prop1.long-contribution",
+                     "prop1.short-attention", "prop1.short-loss"), where="proofs/prop1.md steps 1-5"),
+    Obligation("prop1.word-loss", "a negative word costs 0 and every word at most 2", Region(),
+               Discharge.SYMBOLIC, ("prop1.word_loss",), where="proofs/prop1.md step 1"),
+    Obligation("prop1.long-words", "P(|w| > 2d/eps) < e^(-2/eps)", STATED, Discharge.SYMBOLIC,
+               ("prop1.long_words",), where="proofs/prop1.md step 2"),
+    Obligation("prop1.long-contribution", "2 e^(-2/eps) < eps/2", EPS, Discharge.SYMBOLIC,
+               ("prop1.long_contribution",), where="proofs/prop1.md step 3"),
+    Obligation("prop1.short-attention", "gamma_s >= 2/(2 + eps) on every short positive word (worst "
+               "case derived)", STATED, Discharge.SYMBOLIC, ("prop1.short_attention",),
+               where="proofs/prop1.md step 4"),
+    Obligation("prop1.short-loss", "1/2 (2 gamma_s - 2)^2 <= 2 eps^2/(2 + eps)^2 < eps/2", EPS,
+               Discharge.SYMBOLIC, ("prop1.short_loss",), where="proofs/prop1.md step 5"),
+    Obligation("prop1.by-box", "the certified box at the symmetric alpha with the exact gap, its "
+               "worst case", STATED, Discharge.FOLLOWS, uses=("prop1.box", "prop1.worst-case")),
+    Obligation("prop1.box", "L_s(ln(4d/eps^2) e_s, 2e_s) <= eps for every real (d, eps) of the box",
+               Region.of(d=closed(2, 1e9), eps=closed(1e-6, 0.99)), Discharge.CERTIFIED,
+               ("prop1.certified_box",), where="proofs/prop1.md, 'Certified over a box'", checker=True),
+    Obligation("prop1.worst-case", "the symmetric attention at the exact gap is the worst case of "
+               "every attention with that gap or more", Region.of(d=at_least(2)), Discharge.SYMBOLIC,
+               ("prop1.certified_box",), where="proofs/prop1.md step 9"),
+    Obligation("prop1.at-points", "L_s <= eps at the grid's points (symmetric and random alpha)",
+               STATED, Discharge.NUMERIC, ("prop1.bound", "prop1.general"), where="proofs/prop1.md steps 6, 8"),
+)
+
 RESULT = Result(
     id="prop1",
     name="Proposition 1",
@@ -253,6 +342,7 @@ RESULT = Result(
     hypotheses="d >= 2, eps in (0, 1)",
     constants=("prop1.attention_constant",),
     document="proofs/prop1.md",
+    proof=PROOF,
     checks=(
         Check("prop1.certified_box", "Proposition 1 (certified)",
               "L_s(alpha, 2 e_s) <= eps for every real d, eps in the box and every alpha with alpha_s - max_j alpha_j >= ln(4d/eps^2) (Arb balls, branch and bound at the symmetric alpha, the worst case by SymPy)", Evidence.CERTIFIED, _certified_cases, _judge_certified,
@@ -262,6 +352,9 @@ RESULT = Result(
         Check("prop1.general", "Proposition 1 (any alpha)",
               "L_s(alpha, 2 e_s) <= eps for non-symmetric alpha with alpha_s - max_j alpha_j = ln(4d/eps^2)",
               Evidence.NUMERIC, _general_cases, _judge_general, scope="for non-symmetric alpha at the exact gap"),
+        Check("prop1.word_loss", "A.2 (a word's loss)",
+              "with beta = 2e_s and any attention: loss 0 on negative words, <= 2 on every word",
+              Evidence.SYMBOLIC, _symbolic_cases, _judge_word_loss),
         Check("prop1.long_words", "A.2 step 1", "P(|w| > 2d/eps) < e^(-2/eps)",
               Evidence.SYMBOLIC, _symbolic_cases, _judge_long_words),
         Check("prop1.long_contribution", "A.2 step 2", "2 e^(-2/eps) < eps/2",

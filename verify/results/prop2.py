@@ -23,6 +23,7 @@ import numpy as np
 import sympy as sp
 
 from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Reach, Result
+from ..ledger import Discharge, Obligation, Region, at_least, points
 from ..engine.precision import to_mpf
 from ..search import SearchResult, adam, nelder_mead
 from .common import (ball_outcome, dedicated_outcome, floor_outcome, fmt_vector, reference_of,
@@ -313,6 +314,35 @@ def _judge_large(case: Case, constants: Constants) -> Outcome:
     return floor_outcome(case, val, hp, err, quarter, detail)
 
 
+STATED = Region.of(d=at_least(2))
+PROOF = (
+    Obligation("prop2", "for every fixed output beta~ some s has inf_alpha L_s(alpha, beta~) >= c1", STATED,
+               Discharge.EITHER, uses=("prop2.a3", "prop2.cone")),
+    Obligation("prop2.a3", "A.3 with s = argmin beta~: the cases beta~_s >= 1 and beta~_s < 1", STATED,
+               Discharge.FOLLOWS, uses=("prop2.large", "prop2.small"), where="proofs/prop2.md"),
+    Obligation("prop2.large", "beta~_s >= 1: L_s >= P(y = -1)/2 = 1/4 >= c1", STATED, Discharge.FOLLOWS,
+               uses=("prop2.negative-mass", "prop2.large-output"), where="proofs/prop2.md steps 1-2"),
+    Obligation("prop2.negative-mass", "P(y = -1) = 1/2", STATED, Discharge.SYMBOLIC, ("prop2.negative_mass",),
+               where="proofs/prop2.md step 1"),
+    Obligation("prop2.large-output", "min beta~ >= 1 gives f >= 0 on every word, so L_s >= 1/4", STATED,
+               Discharge.EITHER, uses=("prop2.large-output.proof", "prop2.large-output.search")),
+    Obligation("prop2.large-output.proof", "f >= 0 on every word (SymPy, a symbolic length d)", STATED,
+               Discharge.SYMBOLIC, ("prop2.large_output",), where="proofs/prop2.md step 2"),
+    Obligation("prop2.large-output.search", "no attention found below 1/4 for random beta~ with min 1",
+               STATED, Discharge.SEARCH, ("prop2.large_output_search",), where="proofs/prop2.md step 3"),
+    Obligation("prop2.small", "beta~_s < 1: inf_alpha L_s >= c1", STATED, Discharge.EITHER,
+               uses=("prop2.small.lost", "prop2.small.search")),
+    Obligation("prop2.small.lost", "A.3's argument for beta~_s < 1 (lost in the text)", STATED,
+               Discharge.OPEN, where="proofs/prop2.md step 4"),
+    Obligation("prop2.small.search", "no beta~ and alpha found below c1 (the value at the one found "
+               "certified: an upper bound of the infimum, never a floor)", STATED, Discharge.SEARCH,
+               ("prop2.floor", "prop2.certified_value"), where="proofs/prop2.md step 4"),
+    Obligation("prop2.cone", "every beta~ and alpha: the cube of successive ratios times the target's "
+               "position, each box's weak-duality bound above c1", Region.of(d=points(3)),
+               Discharge.CERTIFIED, ("prop2.all_parameters",),
+               uses=("lemma.certified-general", "lemma.ratio-cube"), where="proofs/prop2.md step 5"),
+)
+
 RESULT = Result(
     id="prop2",
     name="Proposition 2",
@@ -321,6 +351,7 @@ RESULT = Result(
     hypotheses="d >= 2; s = argmin beta~; beta~_s >= 1 gives 1/4 (text), the other case's c1 is measured",
     constants=("prop2.c1",),
     document="proofs/prop2.md",
+    proof=PROOF,
     checks=(
         Check("prop2.negative_mass", "A.3", "P(y = -1) = 1/2", Evidence.SYMBOLIC,
               single_case("all d >= 2"),

@@ -29,6 +29,7 @@ import numpy as np
 import sympy as sp
 
 from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Reach, Result
+from ..ledger import Discharge, Obligation, Region, at_least, points
 from ..engine import general
 from ..engine.precision import working
 from ..search import SearchResult, argmax, multistart
@@ -298,6 +299,32 @@ def c2_calibrated(params: Mapping[str, object]) -> bool:
     return params.get("d", 3) == 3
 
 
+STATED = Region.of(d=at_least(3))
+CUBE_LEMMAS = ("lemma.certified-general", "lemma.ratio-cube")
+PROOF = (
+    Obligation("prop3", "for every fixed attention alpha some s has inf_beta L_s(alpha, beta) >= c2",
+               STATED, Discharge.EITHER, uses=("prop3.a4", "prop3.cube", "prop3.by-sharp", "prop3.search")),
+    Obligation("prop3.a4", "A.4's argument for every d (lost in the text)", STATED, Discharge.OPEN,
+               where="proofs/prop3.md"),
+    Obligation("prop3.cube", "every attention: the cube of successive ratios tiled, each box above c2",
+               Region.of(d=points(3, 4)), Discharge.CERTIFIED, ("prop3.all_attention",), uses=CUBE_LEMMAS,
+               where="proofs/prop3.md step 5"),
+    Obligation("prop3.by-sharp", "min over alpha of max_s inf_beta L_s = F(0) >= c2", Region.of(d=points(3, 4)),
+               Discharge.FOLLOWS, uses=("prop3.sharp", "prop3.at-zero"), where="proofs/prop3.md step 6"),
+    Obligation("prop3.sharp", "min over alpha of max_s inf_beta L_s(alpha, beta) = F(0), attained only at "
+               "alpha = 0", Region.of(d=points(3, 4)), Discharge.CERTIFIED, ("prop3.sharp",), uses=CUBE_LEMMAS,
+               where="proofs/prop3.md step 6"),
+    Obligation("prop3.at-zero", "F(0) = 1/2 - (d-2)/(2(d-1) ln(d-1)) >= c2", STATED, Discharge.EITHER,
+               uses=("prop3.at-zero.proof", "prop3.at-zero.points")),
+    Obligation("prop3.at-zero.proof", "F(0) in closed form, >= 1/2 - 1/(4 ln 2) >= c2 for every d >= 3",
+               STATED, Discharge.SYMBOLIC, ("prop3.uniform_symbolic",), where="proofs/prop3.md step 2"),
+    Obligation("prop3.at-zero.points", "F(0) >= c2 at the profile's d (quadrature)", STATED,
+               Discharge.NUMERIC, ("prop3.uniform",), where="proofs/prop3.md step 2"),
+    Obligation("prop3.search", "no attention found below c2 (the value at the one found certified: an "
+               "upper bound of the infimum, never a floor)", STATED, Discharge.SEARCH,
+               ("prop3.floor", "prop3.certified_floor"), where="proofs/prop3.md steps 3-4"),
+)
+
 RESULT = Result(
     id="prop3",
     name="Proposition 3",
@@ -306,6 +333,7 @@ RESULT = Result(
     hypotheses="d >= 3 (d = 2 is learnable by the output alone); constant c2 lost, measured here",
     constants=("prop3.c2",),
     document="proofs/prop3.md",
+    proof=PROOF,
     checks=(
         Check("prop3.uniform", "Proposition 3 (alpha = 0)",
               "max_s inf_beta L_s(0, beta) >= c2 (values at the profile's d, up to 10^5 by default)",

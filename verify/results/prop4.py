@@ -36,6 +36,7 @@ import mpmath
 import numpy as np
 
 from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..ledger import Discharge, Obligation, Region, at_least, points
 from ..engine import general
 from ..engine.precision import working
 from ..search import argmax, decisive, multistart
@@ -368,6 +369,19 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
                         reference=reference_of(found, "floor", "floor_error"))
 
 
+STATED = Region.of(d=at_least(3))
+PROOF = (
+    Obligation("prop4", "with H <= head_factor sqrt(d) fixed heads and ||B||_F <= d^(1/4) some s has "
+               "inf_B L_s >= c4", STATED, Discharge.EITHER, uses=("prop4.a5", "prop4.search")),
+    Obligation("prop4.a5", "A.5: from the low-attention lemma to the floor", STATED, Discharge.FOLLOWS,
+               uses=("lemma-low-attention", "prop4.rest-of-a5"), where="proofs/prop4.md"),
+    Obligation("prop4.rest-of-a5", "from sum_h E[(gamma_s^(h))^2] <= H/d to inf over ||B||_F <= d^(1/4) "
+               "of L_s >= c4 (lost in the text)", STATED, Discharge.OPEN, where="proofs/prop4.md"),
+    Obligation("prop4.search", "no attention found below c4 (the value at the one found certified: an "
+               "upper bound of the infimum, never a floor)", STATED, Discharge.SEARCH,
+               ("prop4.floor", "prop4.certified_floor"), where="proofs/prop4.md"),
+)
+
 RESULT = Result(
     id="prop4",
     name="Proposition 4",
@@ -376,6 +390,7 @@ RESULT = Result(
     hypotheses="d >= 3; constants c4 and head_factor lost, measured here; radius d^(1/4) (text)",
     constants=("prop4.c4", "prop4.head_factor", "prop4.radius_scale"),
     document="proofs/prop4.md",
+    proof=PROOF,
     checks=(
         Check("prop4.floor", "Proposition 4",
               "min over searched attention of max_s inf_{||B||_F <= d^(1/4)} L_s >= c4",

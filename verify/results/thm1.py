@@ -23,6 +23,7 @@ import mpmath
 import numpy as np
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
+from ..ledger import Discharge, Obligation, Region, at_least, points
 from ..engine.constrained import constrained_output_float, constrained_output_mp
 from ..engine.logits import GAP_CAP, compress, compress_mp  # effect of the cap: reevaluate
 from ..engine.one_step import FloorSearch, target_classes
@@ -371,6 +372,36 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
                         reference=reference_of(found, "floor", "floor_error"))
 
 
+STATED = Region.of(d=at_least(9))
+PROOF = (
+    Obligation("thm1", "after one attention step from alpha = 0 with any beta0 and eta >= 0, some s has "
+               "L_s(alpha'_s, beta) >= c3 for every beta", STATED, Discharge.EITHER,
+               uses=("thm1.a6", "thm1.search")),
+    Obligation("thm1.a6", "A.6: the insertion sets Z(z) of long negative words carry loss >= 1/8, and "
+               "their mass bounds the loss", STATED, Discharge.FOLLOWS,
+               uses=("thm1.insertion", "thm1.appearance", "thm1.step3", "thm1.large-output",
+                     "thm1.long-negative-mass", "thm1.rho-bound"), where="proofs/thm1.md"),
+    Obligation("thm1.insertion", "rho(Z(z))/rho(z) >= 1/2 for negative z of length m >= d", Region.of(d=at_least(3)),
+               Discharge.SYMBOLIC, ("thm1.insertion_ratio",), where="proofs/thm1.md step 1"),
+    Obligation("thm1.appearance", "case max a_i >= d/2: the maximiser appears with probability >= 1/8",
+               Region.of(d=at_least(3)), Discharge.SYMBOLIC, ("thm1.appearance",), where="proofs/thm1.md step 2"),
+    Obligation("thm1.step3", "case max a_i < d/2 (second moments of xi) and loss >= 1/8 on G_m and Z(z) "
+               "(lost in the text)", STATED, Discharge.OPEN, where="proofs/thm1.md step 3"),
+    Obligation("thm1.large-output", "case beta_s > d/4: L_s >= 1/2080", STATED, Discharge.SEARCH,
+               ("thm1.large_output",), where="proofs/thm1.md, 'The sub-case beta_s > d/4'"),
+    Obligation("thm1.long-negative-mass", "P(y = -1, |w| >= d) = (1 - 2/d)^(d-1)/2", Region.of(d=at_least(3)),
+               Discharge.SYMBOLIC, ("thm1.long_negative_mass",), where="proofs/thm1.md step 4"),
+    Obligation("thm1.rho-bound", "(1/256)(1 - 2/d)^(d-1) >= c3", STATED, Discharge.EITHER,
+               uses=("thm1.rho-bound.exact", "thm1.rho-bound.chain"), where="proofs/thm1.md step 5"),
+    Obligation("thm1.rho-bound.exact", "the exact minimum over d >= 9", STATED, Discharge.SYMBOLIC,
+               ("thm1.rho_bound",), where="proofs/thm1.md step 5"),
+    Obligation("thm1.rho-bound.chain", "the paper's chain of inequalities", STATED, Discharge.SYMBOLIC,
+               ("thm1.chain",), where="proofs/thm1.md step 5"),
+    Obligation("thm1.search", "no beta0, eta found below c3 (the value at the one found certified: an "
+               "upper bound of the infimum, never a floor)", STATED, Discharge.SEARCH,
+               ("thm1.floor", "thm1.certified_floor"), where="proofs/thm1.md step 6"),
+)
+
 RESULT = Result(
     id="thm1",
     name="Theorem 1",
@@ -379,6 +410,7 @@ RESULT = Result(
     hypotheses="d >= 9, beta0 independent of s, any eta >= 0 (statement reconstructed, constants text)",
     constants=("thm1.c3", "thm1.c_large_output"),
     document="proofs/thm1.md",
+    proof=PROOF,
     checks=(
         *STEPS,
         Check("thm1.large_output", "A.6 case beta_s > d/4 (text: >= 1/2080)",

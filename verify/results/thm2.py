@@ -21,7 +21,9 @@ from ..engine.plans import ThreePhase, three_phase
 from ..engine.symmetric import attention_state
 from .common import (difference_outcome, error_text, grid, ratio_outcome, single_case,
                      smallest_passing)
-from .plan_schedule import DPS, boundary, case_schedule, plan_cases, plan_for, schedule
+from ..ledger import Discharge, Obligation, Region, at_least, between
+from .plan_schedule import (DPS, STATED, boundary, box_nodes, case_schedule, plan_cases, plan_for,
+                            schedule)
 
 
 CALIBRATION_D = (3, 8)  # thm2.C was chosen on the boundary schedule at d = 3..8 (every eps)
@@ -352,15 +354,32 @@ def t_chain_slack(c) -> sp.Expr:
     return sp.expand_log(sp.log((_e / 2) / (8 * _d * sp.exp(-T / (4 * _d)))), force=True)
 
 
+def t_chain_first_link() -> tuple[str, bool]:
+    """The chain's first link, (1 - 1/(8d))^(2T) <= e^(-T/(4d)) for every d >= 1 and T >= 0: in
+    logs 2T ln(1 - x) <= -2T x with x = 1/(8d) in (0, 1/8]; h(x) = -x - ln(1 - x) has h(0) = 0
+    and h'(x) = x/(1 - x) >= 0, so h >= 0 (SymPy derives h' and decides its sign and h(0))."""
+    x = sp.Symbol("x", positive=True)
+    h = -x - sp.log(1 - x)
+    slope = sp.simplify(sp.diff(h, x))
+    on_unit = sp.simplify(slope.subs(x, x / (1 + x)))  # x/(1 + x) ranges over (0, 1)
+    ok = bool(on_unit.is_nonnegative) and h.subs(x, 0) == 0
+    return f"h'(x) = {sp.sstr(slope)} >= 0 on (0, 1), h(0) = 0", ok
+
+
 def _judge_t_chain(case: Case, constants: Constants) -> Outcome:
-    """8d(1 - 1/(8d))^(2T) <= 8d e^(-T/(4d)) (as 1 - x <= e^-x) <= eps/2 for T >= c d ln(16d/eps)
-    iff c >= 4 (16d/eps > 1): SymPy reduces the log-slack to (c/4 - 1) ln(16d/eps)."""
+    """Both links of 8d(1 - 1/(8d))^(2T) <= 8d e^(-T/(4d)) <= eps/2, each by SymPy: the first for
+    every d and T (:func:`t_chain_first_link`), the second at T = c d ln(16d/eps), where the
+    log-slack reduces to (c/4 - 1) ln(16d/eps) >= 0 iff c >= 4 (16d/eps > 1); every larger T
+    only lowers the left side."""
     c = sp.Rational(constants["thm2.T_factor"].numerator, constants["thm2.T_factor"].denominator)
+    first, first_ok = t_chain_first_link()
     slack = sp.simplify(t_chain_slack(c))
     factor = sp.simplify(slack / sp.log(16 * _d / _e))
-    proved = factor.is_number and factor >= 0
-    return Outcome(case.label, bool(proved), float(factor) if factor.is_number else None,
-                   Evidence.SYMBOLIC, f"log slack = {sp.sstr(slack)}", margin_kind="difference")
+    second_ok = bool(factor.is_number and factor >= 0)
+    return Outcome(case.label, first_ok and second_ok, float(factor) if factor.is_number else None,
+                   Evidence.SYMBOLIC, f"link 1 (1 - x <= e^-x): {first}: "
+                   f"{'proved' if first_ok else 'NOT proved'}; link 2: log slack = {sp.sstr(slack)}"
+                   f" {'>= 0' if second_ok else 'NOT >= 0'}", margin_kind="difference")
 
 
 def _symbolic_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
@@ -392,6 +411,45 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
         f"d > {CALIBRATION_D[1]} holds none of them"))
 
 
+def _either(node: str, claim: str, check: str, where: str) -> tuple[Obligation, ...]:
+    """An A.7 step the boxes certify over their range and a numeric check tests at points."""
+    return (Obligation(node, claim, STATED, Discharge.EITHER, uses=("thm2.boxes", node + ".points"),
+                       where=where),
+            Obligation(node + ".points", claim + " (at the grid's points)", STATED, Discharge.NUMERIC,
+                       (check,), where=where))
+
+
+PROOF = (
+    Obligation("thm2", "the three-phase plan with eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, "
+               "T >= 4d ln(16d/eps) reaches L_s(alpha', beta'') <= eps", STATED, Discharge.EITHER,
+               uses=("thm2.by-boxes", "thm2.by-steps", "thm2.at-points")),
+    *box_nodes("thm2", "thm2.certified_box", "L_s(alpha', beta'') <= eps and the A.7 steps"),
+    Obligation("thm2.by-steps", "A.7: L(alpha', beta(T)) <= L* + eps/2 <= 2 delta + eps/2 <= eps", STATED,
+               Discharge.FOLLOWS, uses=("lemma-symmetry", "thm2.beta1", "thm2.initial-distance",
+                                        "thm2.contraction", "thm2.t-chain", "thm2.optimum", "thm2.delta"),
+               where="proofs/thm2.md steps 1-8"),
+    Obligation("thm2.beta1", "beta'_s in (0, 1), beta'_j in (0, 1/2)", STATED, Discharge.EITHER,
+               uses=("thm2.beta1.corrected", "thm2.beta1.points"), where="proofs/thm2.md step 2"),
+    Obligation("thm2.beta1.corrected", "beta'_s in (0, 1), beta'_j in (0, 1/2) for 0 < eta1 < d/2, so for "
+               "every eta1 <= sqrt(d) once d > 4 (at d = 3, 4 the text's step fails: a discrepancy)",
+               Region.of(d=between(4, float("inf"), lo_open=True)), Discharge.SYMBOLIC,
+               ("thm2.beta1_range_corrected",), where="proofs/thm2.md step 2"),
+    Obligation("thm2.beta1.points", "beta'_s in (0, 1), beta'_j in (0, 1/2) at the grid's points (fails "
+               "where eta1 >= d/2: documented)", STATED, Discharge.NUMERIC, ("thm2.beta1_range",)),
+    *_either("thm2.initial-distance", "||beta' - beta*||^2 <= 16d", "thm2.initial_distance",
+             "proofs/thm2.md step 3"),
+    *_either("thm2.contraction", "Phase 3 contracts by 1 - 1/(8d) per step", "thm2.contraction",
+             "proofs/thm2.md step 4"),
+    Obligation("thm2.t-chain", "8d (1 - 1/(8d))^(2T) <= 8d e^(-T/(4d)) <= eps/2 for T >= 4d ln(16d/eps)",
+               Region.of(d=at_least(3), eps=between(0, 1, True, True)), Discharge.SYMBOLIC,
+               ("thm2.T_chain",), where="proofs/thm2.md step 5"),
+    Obligation("thm2.optimum", "L(alpha, beta*) <= L(alpha, 2e_s) <= 2 delta for every attention", Region(),
+               Discharge.SYMBOLIC, ("thm2.optimum",), where="proofs/thm2.md step 6"),
+    *_either("thm2.delta", "2 delta <= eps/2 after Phase 2", "thm2.delta", "proofs/thm2.md step 7"),
+    Obligation("thm2.at-points", "L_s(alpha', beta'') <= eps at the grid's points", STATED,
+               Discharge.NUMERIC, ("thm2.final",), where="proofs/thm2.md step 8"),
+)
+
 RESULT = Result(
     id="thm2",
     name="Theorem 2",
@@ -400,6 +458,7 @@ RESULT = Result(
     hypotheses="d >= 3, eps in (0,1); eta1 <= sqrt(d), eta2 = C d^2/eta1 ln(d/eps), eta3 = 1, T >= 4d ln(16d/eps) (step sizes reconstructed)",
     constants=("thm2.C", "thm2.eta1_scale", "thm2.T_factor"),
     document="proofs/thm2.md",
+    proof=PROOF,
     checks=(
         Check("thm2.certified_box", "Theorem 2 and A.7 (certified)",
               "L_s(alpha', beta'') <= eps and the A.7 steps (contraction, initial distance, optimum, delta) for every real d, eps in the box, every 0 < eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, every integer T >= ceil(4d ln(16d/eps))", Evidence.CERTIFIED, _certified_cases, _judge_certified,
