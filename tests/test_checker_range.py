@@ -255,8 +255,9 @@ def test_the_certified_check_of_a_four_axis_box_is_checked_independently():
     box = boxes.hypothesis_box(10, 10 * (1 + 1e-7), 0.1, 0.1 * (1 + 1e-7))
     run = boxes.branch_and_bound("cor1-4d", box, K, 96, 4)
     assert run.status is True
-    ok, detail = outcomes.independently(run, K)
+    ok, detail, said = outcomes.independently(run, K)
     assert ok and "checked independently" in detail and "not checked" not in detail
+    assert said == outcomes.ACCEPTED
 
 
 @pytest.mark.slow

@@ -33,6 +33,7 @@ COMMANDS = [
     ("plan.schema.json", ["plan", "three-phase", "--d", "5", "--eps", "0.1", "--dps", "15", "--json"]),
     ("report.schema.json", ["check", "prop1.short_attention", "--workers", "1", "--json"]),
     ("explain.schema.json", ["explain", "thm1.c3", "--json"]),
+    ("ledger.schema.json", ["ledger", "--json"]),
     ("slack.schema.json", ["slack", "thm1.c3", "--only", "thm1.chain", "--json"]),
 ]
 

@@ -144,14 +144,14 @@ def test_the_summary_names_the_strongest_evidence_with_its_range():
     grid = Check("x.grid", "X", "claim", Evidence.NUMERIC, lambda *a: [], lambda *a: None)
     step = Check("x.step", "A.2 step 1", "claim", Evidence.SYMBOLIC, lambda *a: [], lambda *a: None)
     result = Result("x", "X", "s", "h", (), checks=(box, grid, step))
-    reps = [CheckReport(result, box, [Outcome("b", True, 1.0, Evidence.CERTIFIED, "")],
+    reps = [CheckReport(result, box, [Outcome("b", True, 1.0, Evidence.CERTIFIED, "", values={"checker": "accepted"})],
                         params={"b": {"d_lo": 2, "d_hi": 1e9, "eps_lo": 1e-6, "eps_hi": 0.99}}),
             CheckReport(result, grid, [Outcome(f"d={d}", True, 2.0, Evidence.NUMERIC, "") for d in (3, 10, 50)],
                         params={f"d={d}": {"d": d} for d in (3, 10, 50)}),
             CheckReport(result, step, [Outcome("all d >= 2", True, None, Evidence.SYMBOLIC, "")])]
     text = strongest(reps)
     assert text.startswith("certified for every real d ∈ [2, 10⁹], ε ∈ [10⁻⁶, 0.99]; numeric at d = 3, 10, 50")
-    assert "proof steps: 1 of 1 proved" in text and verdict(reps) == "holds"
+    assert "proof steps" not in text and verdict(reps) == "holds as checked"  # no ledger given
     failing = CheckReport(result, grid, [Outcome("d=3", False, 0.5, Evidence.NUMERIC, "")], params={"d=3": {"d": 3}})
     assert verdict([*reps[:1], failing]) == "FAIL (1 check)"
     assert pretty(1e-6) == "10⁻⁶" and pretty(2.5e5) == "2.5·10⁵" and pretty(0.99) == "0.99"
@@ -167,7 +167,7 @@ def test_the_summary_joins_a_box_and_its_eps_tail_and_names_the_step_sizes():
 
     box = Check("x.box", "X (certified)", "claim", Evidence.CERTIFIED, lambda *a: [], lambda *a: None, reach=Reach.RANGE)
     result = Result("x", "X", "s", "h", (), checks=(box,))
-    uv = {"u_lo": 0.0, "u_hi": 1.0, "v_lo": 0.0, "v_hi": 1.0}
+    uv = {"u_lo": 0.0, "u_hi": 1.0, "v_lo": 0.0, "v_hi": 1.0, "checker": "accepted"}
     main = {"d_lo": 3.0, "d_hi": 1e9, "eps_lo": 1e-6, "eps_hi": 0.99, **uv}
     tail = {**main, "eps_lo": 0.0, "eps_hi": 1e-6}
     rep = CheckReport(result, box, [Outcome("a", True, 1.0, Evidence.CERTIFIED, "", values=main),
@@ -178,8 +178,15 @@ def test_the_summary_joins_a_box_and_its_eps_tail_and_names_the_step_sizes():
     rep = CheckReport(result, box, [Outcome("a", True, 1.0, Evidence.CERTIFIED, "", values=main),
                                     Outcome("b", True, 1.0, Evidence.CERTIFIED, "", values=apart)])
     assert " ∪ " not in strongest([rep]) and strongest([rep]).count("every real d") == 2
+    # a box the independent checker did not read is named apart: certified, engine only
+    rep = CheckReport(result, box, [Outcome("a", True, 1.0, Evidence.CERTIFIED, "", values=main),
+                                    Outcome("b", True, 1.0, Evidence.CERTIFIED, "",
+                                            values={**tail, "checker": "engine only"})])
+    assert strongest([rep]) == ("certified for every real d ∈ [3, 10⁹], ε ∈ [10⁻⁶, 0.99], every η₁ ∈ "
+                                "(0, √d] and η₂ ≥ its minimum; every real d ∈ [3, 10⁹], ε ∈ (0, 10⁻⁶], "
+                                "every η₁ ∈ (0, √d] and η₂ ≥ its minimum (certified, engine only)")
     cube = CheckReport(result, box, [Outcome(f"d={d}", True, 1.0, Evidence.CERTIFIED, "") for d in (3, 4)])
-    assert strongest([cube]) == "certified for d = 3, 4"
+    assert strongest([cube]) == "certified for d = 3, 4 (certified, engine only)"  # no checker said
 
 
 def test_each_figure_says_what_it_shows_and_a_shared_caption_comes_once():

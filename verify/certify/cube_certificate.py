@@ -221,7 +221,10 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
              f"re-judged)" if seeded else f"from the root ({run.judged} boxes judged)")
     claim = problem.statement.split(": ", 1)[1]  # without its "d = D: "
     text = f"{claim}: {len(run.leaves)} leaves, deepest split {run.deepest}, {where}"
-    values = {"leaves": len(run.leaves), "deepest": run.deepest, "judged": run.judged}
+    # the independent checker does not read cube certificates yet: the proof ledger counts
+    # this proof "certified, engine only"
+    values = {"leaves": len(run.leaves), "deepest": run.deepest, "judged": run.judged,
+              "d": problem.d, "checker": "engine only"}
     margin = None
     if small is not None:
         margin = small.margin[0]
@@ -251,6 +254,7 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
     elif status is None:
         text = "UNDECIDED: " + text
     else:
-        text = f"{PROVED[problem.kind]} at d = {problem.d}: " + text
+        text = (f"{PROVED[problem.kind]} at d = {problem.d} (certified, ENGINE ONLY: the "
+                f"independent checker does not read cube certificates): " + text)
     return Outcome(case.label, status, margin, Evidence.CERTIFIED, text,
                    margin_kind="difference", values=values)

@@ -187,14 +187,17 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
     if group == "prop1":
         status, statement = _worst_case(status, statement)
     note = f"; {seeded.note}" if seeded and "fingerprint differs" in seeded.note else ""
+    checker = "not asked"
     if status is True:  # passes only when the independent checker agrees (proofs/checker.md)
-        status, checked = independently(run, constants)
+        status, checked, checker = independently(run, constants)
         note += checked
     head = {True: "certified", False: "COUNTEREXAMPLE region", None: "not all certified"}[run.status]
+    if checker == ENGINE_ONLY:
+        head = "certified, ENGINE ONLY (the independent checker does not read this group)"
     return Outcome(case.label, status, margin, Evidence.CERTIFIED,
                    f"{head}: {statement}; {run.tally()}{note}",
                    margin_kind="difference",
-                   values={"leaves": len(run.leaves), "deepest": run.deepest,
+                   values={"leaves": len(run.leaves), "deepest": run.deepest, "checker": checker,
                            **range_values(group, case.params, root)})
 
 
@@ -213,23 +216,27 @@ def _worst_case(status: bool | None, statement: str) -> tuple[bool | None, str]:
     return (None if status else status), f"{statement}; worst case NOT proved ({missing})"
 
 
-def independently(run, constants) -> tuple[bool, str]:
-    """(verdict, what to add to the detail): the run's certificate judged by the independent
-    checker (verify.checker), which shares no code with the engine that found it.  A group the
-    checker has no margins for (the eps tails over (ln d, tau, u, v), for now) keeps the
-    engine's verdict and says so."""
+ACCEPTED, ENGINE_ONLY, REJECTED = "accepted", "engine only", "rejected"  # Outcome.values["checker"]
+
+
+def independently(run, constants) -> tuple[bool, str, str]:
+    """(verdict, what to add to the detail, what the checker said): the run's certificate judged
+    by the independent checker (verify.checker), which shares no code with the engine that
+    found it.  A group the checker has no margins for (the eps tails over (ln d, tau, u, v),
+    for now) keeps the engine's verdict and says so: the proof ledger counts it "certified,
+    engine only", never proved."""
     from ..checker import recheck as checker
     from ..checker.claims import GROUPS
     from .certificate import certificate
 
     if run.group not in GROUPS:
         return True, (f"; not checked independently: verify/checker has no margins for "
-                      f"{run.group} yet (every leaf judged by this engine)")
+                      f"{run.group} yet (every leaf judged by this engine)"), ENGINE_ONLY
     values = getattr(constants, "untracked", lambda: constants)()  # the run has read its own
     # at the leaves' centres (issue 27's rule); `verify recheck --independent` adds the corners
     verdict = checker.check(checker.read(certificate(run, values)), corners=False)
     if verdict.ok:
         return True, (f"; checked independently (verify/checker, every leaf: {verdict.boxes} "
                       f"boxes judged, {verdict.split_leaves} leaves split further, the stored "
-                      "enclosures agree at the centres)")
-    return False, "; the independent checker REJECTS it: " + verdict.problems[0]
+                      "enclosures agree at the centres)"), ACCEPTED
+    return False, "; the independent checker REJECTS it: " + verdict.problems[0], REJECTED

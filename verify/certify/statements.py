@@ -66,13 +66,15 @@ def statement(group: str, root: tuple, constants: Mapping) -> str:
     what = ("L_s(alpha', beta'') <= eps and the A.7 steps (contraction <= 1 - 1/(8d), "
             "|beta' - beta*|^2 <= 16d, L(alpha', beta*) <= 2 delta, 2 delta <= eps/2)"
             if prefix == "thm2" else "L_s(alpha', beta'') <= eps (population gradients)")
+    # every box computes the plan in the four-scalar reduction: Lemma A.7 keeps it there
+    symmetric = " (in the four-scalar reduction, which Lemma A.7 licenses)"
     if len(axes(group)) == 2:
         return (f"{what} for {d}, {eps}, at eta1 = {_q(constants.get('thm2.eta1_scale'))} sqrt(d),"
-                f" eta2 = {C} d^2/eta1 ln(d/eps), eta3 = 1, {steps}")
+                f" eta2 = {C} d^2/eta1 ln(d/eps), eta3 = 1, {steps}{symmetric}")
     u = _interval(r["u"], "eta1/sqrt(d)")
     v = _interval(r["v"], "eta2_min/eta2")
     return (f"{what} for {d}, {eps}, {u}, {v} with eta2_min = {C} d^2/eta1 ln(d/eps), "
-            f"eta3 = 1, {steps}")
+            f"eta3 = 1, {steps}{symmetric}")
 
 
 def _q(x) -> str:

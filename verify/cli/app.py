@@ -61,7 +61,7 @@ def command(sub: argparse._SubParsersAction, name: str, purpose: str,
 
 def build_parser() -> argparse.ArgumentParser:
     from .experiments import add_parser as add_experiments
-    from . import certified, point, regression, run
+    from . import certified, ledger, point, regression, run
 
     parser = _Parser(prog="verify", description=DESCRIPTION, epilog=EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -71,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     point.add_parsers(sub, command)
     regression.add_parsers(sub, command)
     certified.add_parsers(sub, command)
+    ledger.add_parsers(sub, command)
     add_experiments(sub, command)
     experiments = sub.choices["experiments"]
     handle = experiments.get_default("handler")

@@ -109,7 +109,7 @@ def cmd_deps(args: argparse.Namespace) -> int:
     else:
         from ..report import provenance
         from .. import report
-        from ..results import REGISTRY, by_id
+        from ..results import REGISTRY, by_id, proof_graph
         from ..run import runner
 
         checked = [r for r in REGISTRY if r.checked]
@@ -120,7 +120,8 @@ def cmd_deps(args: argparse.Namespace) -> int:
                              resolve=by_id)
         dep = deps.from_reports(reports, deps.MAP_PROFILE, code_fingerprint())
         if args.json:
-            cli_args.write_text(args.json, report.json_report(reports, list(REGISTRY), consts, profile, prov),
+            cli_args.write_text(args.json, report.json_report(reports, list(REGISTRY), consts, profile, prov,
+                                                                  graph=proof_graph()),
                                 "--json")
     out = console(stderr=args.json == cli_args.STDOUT)
     if args.write:

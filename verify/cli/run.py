@@ -183,7 +183,7 @@ def run_checks(args: argparse.Namespace, ids: Sequence[str] | None, options: dic
     from .. import constants as constants_mod
     from ..checks import Profile
     from .. import report
-    from ..results import REGISTRY, RENAMED, by_id, current_ids, select
+    from ..results import REGISTRY, RENAMED, by_id, current_ids, proof_graph, select
     from ..run import runner
     from . import regression as cli_regression
 
@@ -205,7 +205,7 @@ def run_checks(args: argparse.Namespace, ids: Sequence[str] | None, options: dic
                              resolve=by_id, judge=not args.report_only, progress=update)
     out = console(stderr=args.json == cli_args.STDOUT)
     if ids is None and not args.verbose:
-        out.print(report.summary_table(reports, REGISTRY))
+        out.print(report.summary_table(reports, REGISTRY, proof_graph()))
     else:
         out.print(report.terminal_table(reports, [r for r in results if not r.checked]))
         for table in report.exhibit_tables(results, reports):
@@ -213,14 +213,15 @@ def run_checks(args: argparse.Namespace, ids: Sequence[str] | None, options: dic
     for line in report.failures_text(reports):
         out.print(line, style="red", highlight=False, markup=False)
     if args.json:
-        cli_args.write_text(args.json, report.json_report(reports, results, consts, profile, prov), "--json")
+        cli_args.write_text(args.json, report.json_report(reports, results, consts, profile, prov,
+                                                          graph=proof_graph()), "--json")
     path = report_path(args, ids, profile.value)
     if path is not None:
         command = "verify all" if ids is None else f"verify check {' '.join(ids)}"
         see_also = _see_also(path, profile.value) + cli_regression.slack_link(path, REPORT_PATH)
         drawn, note = _figures(reports, consts, path, profile.value)
         text = report.markdown(reports, results, consts, profile, command, see_also, prov,
-                               folder=path.parent, figures=drawn, figure_note=note)
+                               folder=path.parent, figures=drawn, figure_note=note, graph=proof_graph())
         cli_args.write_text(str(path), text, "--output")
         out.print(f"wrote {path}", highlight=False)
     out.print(report.verdict_line(reports), highlight=False)
@@ -261,8 +262,12 @@ def _figures(reports, consts, path: Path, profile: str) -> tuple[list, str | Non
 
     if not figures.available():
         return [], figures.NO_MATPLOTLIB
+    from ..results import REGISTRY, proof_graph
+
+    ran = {r.result.id for r in reports}
+    results = [r.id for r in REGISTRY if r.id in ran]
     return figures.draw(reports, consts, figure_folder(path), path.parent,
-                        _certificates(reports, profile)), None
+                        _certificates(reports, profile), proof_graph(), results), None
 
 
 def cmd_all(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ..constants import Constant
+from ..ledger import Obligation
 from ..run.runner import CheckReport
 
 NO_MATPLOTLIB = ("Figures: not drawn (matplotlib is not installed; `pip install matplotlib` and "
@@ -203,9 +204,12 @@ def tiling(certificate: Path, title: str, path: Path) -> bool:
 
 
 def draw(reports: Sequence[CheckReport], constants: Mapping[str, Constant], folder: Path,
-         relative_to: Path, certificates: Sequence[tuple[str, Path]] = ()) -> list[tuple[str, str]]:
+         relative_to: Path, certificates: Sequence[tuple[str, Path]] = (),
+         graph: Mapping[str, Obligation] | None = None,
+         results: Sequence[str] = ()) -> list[tuple[str, str]]:
     """Draw every figure the run's outcomes allow into ``folder``; (title, path relative to
-    ``relative_to``) of each figure drawn."""
+    ``relative_to``) of each figure drawn.  With the proof ledger's ``graph``, the blueprint of
+    ``results`` comes first."""
     existed = folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     out = []
@@ -214,6 +218,11 @@ def draw(reports: Sequence[CheckReport], constants: Mapping[str, Constant], fold
         if made:
             out.append((title, (folder / name).relative_to(relative_to).as_posix()))
 
+    if graph is not None and results:
+        from . import blueprint, proof_ledger
+
+        blueprint.paper(graph, results, proof_ledger.facts(reports), folder / "blueprint.png")
+        keep("The proof ledger (blueprint)", "blueprint.png", True)
     for title, cert in certificates:
         stem = cert.stem
         keep(f"Certified tiling: {title} ({cert.name})", f"tiling-{stem}.png", tiling(cert, title, folder / f"tiling-{stem}.png"))

@@ -6,7 +6,9 @@ from typing import Mapping, Sequence
 
 from ..checks import Profile, Result
 from ..constants import Constant
+from ..ledger import Obligation
 from ..run.runner import CheckReport
+from . import proof_ledger
 from .exhibits import exhibits
 from .rows import exit_code, ledger, overall, rows
 from .summary import summary_rows
@@ -22,7 +24,8 @@ def _json_number(x: float | None) -> float | str | None:
 
 def json_report(reports: Sequence[CheckReport], results: Sequence[Result],
                 constants: Mapping[str, Constant], profile: Profile,
-                provenance: Mapping[str, str] | None = None) -> str:
+                provenance: Mapping[str, str] | None = None,
+                graph: Mapping[str, Obligation] | None = None) -> str:
     """The machine-readable report.  Run times are kept apart under ``timings`` (seconds per
     check; they change from run to run), so that everything else reproduces byte for byte."""
     checks = rows(reports)
@@ -42,7 +45,9 @@ def json_report(reports: Sequence[CheckReport], results: Sequence[Result],
         "profile": profile.value,
         "exit_code": exit_code(reports),
         "overall": overall(reports),
-        "summary": summary_rows(reports, results),
+        "summary": summary_rows(reports, results, graph),
+        "proof_ledger": (proof_ledger.ledger_json(graph, results, proof_ledger.facts(reports))
+                         if graph is not None else None),
         "ledger": ledger(reports),
         "checks": checks,
         "failures": failures_text(reports),

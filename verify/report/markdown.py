@@ -8,33 +8,49 @@ from typing import Mapping, Sequence
 
 from ..checks import EVIDENCE_DEFINITIONS, Profile, Result
 from ..constants import Constant
+from ..ledger import Obligation
 from ..regression.dependencies import compact, used_by
 from ..run.runner import CheckReport
 from .cells import TEXT_LIMIT, escape_cell, fit
+from . import proof_ledger
 from .exhibits import exhibits
 from .rows import EXIT_MEANING, exit_code, ledger_text, overall, passed_text, rows, status_text, worst_text
 from .summary import headline, recorded_claims, section5_line, summary_rows
 
-SUMMARY_LEGEND = ("One row per result of the paper: its statement, the verdict of its checks, the strongest "
-                  "evidence with the range it covers (the kinds are explained below the table), and "
-                  "the documented discrepancies. Each result's section below has one row per check.")
+SUMMARY_LEGEND = ("One row per result of the paper: its statement; its verdict, composed from its proof "
+                  "(the proof ledger: a result is proved over a range only when every step and lemma "
+                  "on its proof's path is, by SymPy or by a certificate the independent checker "
+                  "accepts; otherwise the verdict names the weakest links); the strongest evidence "
+                  "with the range it covers (the kinds are explained below the table); and the "
+                  "documented discrepancies. Each result's section below draws its proof and has one "
+                  "row per check.")
 READING = """\
 How to read this report:
 
-- *Verdict* is each result's, from its checks; *strongest evidence* names the kind of evidence
-  and the range it covers. Every check below states its own kind:
+- *Verdict* is composed from the result's proof, a graph of obligations (its statement, the
+  steps of its proofs/ document, the lemmas it uses, each step the text lost as an *open* node;
+  `verify ledger` prints it): *proved for R* when every obligation on a path to the statement
+  is proved over R (symbolically, or by a certificate the independent checker accepts);
+  otherwise the strongest evidence for the rest and its weakest links (in brackets): *certified,
+  engine only* (a certificate the independent checker does not read, which also rests on the
+  engine's hand-proved lemmas), *hand proof*, *numeric*, *statistical* or *searched at points*,
+  *open*. A failing, undecided or incomplete check is named first. The headline counts the
+  results proved over their whole stated range, over part of it, and supported only.
+- *Strongest evidence* names the kind of evidence of the statement's checks and the range it
+  covers. Every check below states its own kind:
 {kinds}
 - *Passed* counts held-out cases out of held-out cases. Where a constant was measured on some
   cases (its calibration set), those in-sample cases are shown apart (`+25/25 in-sample`) and
-  never counted; a vacuous case (a target <= 0: nothing tested) is shown, never counted.
+  never counted; a vacuous case (a target <= 0: nothing tested) is shown, never counted. A proof
+  over a range (symbolic, a certified box) proves its calibration cases as every other point:
+  it is counted, and the evidence column says which of its ranges hold calibration cases.
 - *Margin*: how much room the claim has, oriented so that a larger margin is more room. `xR` is
   a ratio (a ceiling R times the value; for a floor, the value R times the bound); `+D` a
   difference (absolute, or relative where the detail says so: the certified boxes' margins are
   relative, 1 - L/eps); `proved` marks a symbolic step (a proof has no slack to show).
 - The certified boxes of Theorem 2 and Corollary 1 compute in the four-scalar reduction at
-  background-symmetric points; that gradient descent stays there is Lemma A.7 (a symmetry
-  argument, written out in proofs/lemma-symmetry.md and proofs/checker.md section 2, checked
-  numerically in its own rows).
+  background-symmetric points; that gradient descent stays there is Lemma A.7, proved by SymPy
+  from the model (`lemma-symmetry.invariance`), and a node of both proofs.
 - A *discrepancy* is a documented failure of the paper (or of our reconstruction), scoped to the
   cases where it is expected; a failure outside its scope is a FAIL. Checks marked † test a
   reconstructed statement or constant (see the linked document).
@@ -75,13 +91,15 @@ def kinds_text() -> str:
     return "\n".join(f"  - *{kind.value}*: {text}." for kind, text in EVIDENCE_DEFINITIONS.items())
 
 
-def summary_lines(reports: Sequence[CheckReport], results: Sequence[Result]) -> list[str]:
-    """The summary table: one row per result, linking its section."""
+def summary_lines(reports: Sequence[CheckReport], results: Sequence[Result],
+                  graph: Mapping[str, Obligation] | None = None) -> list[str]:
+    """The summary table: one row per result, linking its section (a failed verdict in bold)."""
     out = ["| result | statement | verdict | strongest evidence (range covered) | discrepancies |",
            "|---|---|---|---|---|"]
-    for row in summary_rows(reports, results):
+    for row in summary_rows(reports, results, graph):
+        shown = escape_cell(fit(row["verdict"]))
         out.append(f"| [{row['name']}](#{row['result']}) | {escape_cell(row['statement'])} | "
-                   f"{row['verdict'] if row['verdict'].startswith('holds') else '**' + row['verdict'] + '**'} | "
+                   f"{'**' + shown + '**' if row['category'] == 'failed' else shown} | "
                    f"{escape_cell(fit(row['evidence']))} | "
                    f"{escape_cell(fit(row['discrepancies']))} |")
     return out
@@ -112,7 +130,12 @@ def figure_caption(path: str) -> str:
                 "certificate (u = eta1/sqrt(d), v = eta2_min/eta2) is projected: each point shows the "
                 "smallest margin over every u, v above it. A -tail certificate covers eps in (0, 1e-6]: "
                 "its vertical axis is tau = 1/(1 - ln eps), and tau = 0 is the limit eps -> 0.")
-    return {"floors.png": "The smallest floor each search found against d (circles: search, an upper "
+    return {"blueprint.png": "Each result's proof condensed to one node, with the engine's lemmas and "
+                             "the steps the paper's text lost (open); an arrow points from a result "
+                             "to what its proof uses; the colour is the standing in this run "
+                             "(`verify ledger` prints every obligation; proofs/blueprint/ has one "
+                             "figure per result).",
+            "floors.png": "The smallest floor each search found against d (circles: search, an upper "
                           "bound of the true infimum; crosses: the value at a found point certified by "
                           "Arb, where the result has such a check), with each result's configured "
                           "constant as a dashed line.",
@@ -125,12 +148,16 @@ def figure_caption(path: str) -> str:
 
 
 def _result_section(result: Result, result_rows: list[dict], reports: Sequence[CheckReport],
-                    appendix: Appendix) -> list[str]:
+                    appendix: Appendix, proof: Sequence[str] = ()) -> list[str]:
     lines = [f'<a id="{result.id}"></a>', "", f"## {result.name} (`{result.id}`)", "",
              f"Statement: {result.statement}. Hypotheses: {result.hypotheses}. "
              f"Document: [{result.document}]({result.document}).", ""]
     if not result_rows:
         return lines + ["**Not checked yet.**", ""]
+    if proof:
+        lines += ["Its proof (each obligation: its standing in this run, what discharges it, its "
+                  "claim and range; `verify ledger " + result.id + "` prints the same tree):", "",
+                  "```text", *proof, "```", ""]
     lines += ["| check | step | claim | cases | passed | worst margin | worst case | evidence | status |",
               "|---|---|---|---|---|---|---|---|---|"]
     for row in result_rows:
@@ -214,11 +241,12 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
              constants: Mapping[str, Constant], profile: Profile, command: str = "verify all",
              see_also: Sequence[str] = (), provenance: Mapping[str, str] | None = None,
              folder: Path | None = None, figures: Sequence[tuple[str, str]] = (),
-             figure_note: str | None = None) -> str:
+             figure_note: str | None = None, graph: Mapping[str, Obligation] | None = None) -> str:
     """The markdown report; ``see_also`` lines (links to companion reports) follow the legend,
     ``figures`` (title, path relative to the report) are embedded, the ``provenance`` record
     (:mod:`verify.report.provenance`) closes it; ``folder`` is where the report is written (the
-    recorded Section 5 claims are read beside it)."""
+    recorded Section 5 claims are read beside it); ``graph`` is the proof ledger (every result's
+    obligations), from which the verdicts are composed and each result's proof is drawn."""
     by_result: dict[str, list[dict]] = {}
     for row in rows(reports):
         by_result.setdefault(row["result"], []).append(row)
@@ -226,15 +254,17 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
     appendix = Appendix()
     lines = ["# Theorem report", "",
              f"Generated by `{command}` (profile `{profile.value}`). Overall: **{overall(reports)}** "
-             f"(exit code {exit_code(reports)}). " + headline(reports, results, recorded), "",
+             f"(exit code {exit_code(reports)}). " + headline(reports, results, recorded, graph), "",
              SUMMARY_LEGEND, "",
-             *summary_lines(reports, results), "",
+             *summary_lines(reports, results, graph), "",
              READING.format(kinds=kinds_text(), exit_meaning=EXIT_MEANING), "",
              ledger_text(reports), "",
              *(line for text in see_also for line in (text, "")),
              *figure_lines(figures, figure_note)]
+    trees = proof_ledger.trees(graph, results, reports) if graph is not None else {}
     for result in results:
-        lines += _result_section(result, by_result.get(result.id, []), reports, appendix)
+        lines += _result_section(result, by_result.get(result.id, []), reports, appendix,
+                                 trees.get(result.id, ()))
     lines += ["## Section 5", "", section5_line(reports, recorded), ""]
     lines += _discrepancy_lines(reports) + _calibration_lines(reports) + _constant_lines(reports, constants)
     lines += appendix.lines()

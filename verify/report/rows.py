@@ -78,7 +78,8 @@ def rows(reports: Sequence[CheckReport]) -> list[dict]:
             "status": rep.status,
             "missing": rep.missing,
             "worst_margin": margin_text(worst, rep.check.evidence)
-            + (" (in-sample)" if worst is not None and worst.counted and rep.in_sample(worst) else ""),
+            + (" (in-sample)" if worst is not None and worst.counted and not rep.proves_range
+               and rep.in_sample(worst) else ""),
             "worst_case": worst.case if worst else "",
             "worst_detail": worst.detail if worst else "",
             "evidence": rep.check.evidence.value,

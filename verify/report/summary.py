@@ -3,10 +3,13 @@ its verdict, the strongest evidence with the range it covers, its discrepancies 
 — and the Section 5 line.  Everything is read from the run's outcomes (and, for Section 5, from
 the claims file `verify experiments` records); nothing here is typed in per result.
 
-A check speaks for the result's *statement* unless its step is a proof step (``A.…``), a
-tightness exhibit or a configuration check; its ``scope`` says which part of the statement it
-covers ("at alpha = 0").  Evidence is ranked: proved or certified over the whole range, then
-certified at points, numeric, statistical, searched.
+The verdict is composed from the result's proof (:mod:`verify.ledger`): proved over its stated
+range, over part of it (named), or supported only, with the weakest link named — unless a check
+fails, is undecided or incomplete, which the verdict says first.  The evidence column names the
+strongest checks of the statement: a check speaks for the result's *statement* unless its step
+is a proof step (``A.…``), a tightness exhibit or a configuration check; its ``scope`` says
+which part of the statement it covers ("at alpha = 0").  Evidence is ranked: proved or certified
+over the whole range, then certified at points, numeric, statistical, searched.
 """
 from __future__ import annotations
 
@@ -16,7 +19,9 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ..checks import Evidence, Reach, Result
+from ..ledger import Obligation, Verdict
 from ..run.runner import CheckReport
+from . import proof_ledger
 from .rows import range_values
 
 CLAIMS_FILE = Path("reports") / "experiments" / "claims.json"  # written by `verify experiments`
@@ -77,21 +82,42 @@ def _joined(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return out
 
 
-def _box_text(rep: CheckReport) -> str:
-    """The range the certified boxes of a check cover, all its cases together, from the
+def _box_text(rep: CheckReport, outcomes: list) -> str:
+    """The range the certified boxes of ``outcomes`` (cases of one check) cover, from the
     outcomes' values (``range`` as words, or the box's ends d_lo..v_hi) or the cases' params."""
-    for o in rep.counted:
+    for o in outcomes:
         if isinstance(o.values.get("range"), str):
             return o.values["range"]
-    boxes = [{**rep.params.get(o.case, {}), **o.values} for o in rep.counted]
+    boxes = [{**rep.params.get(o.case, {}), **o.values} for o in outcomes]
     if boxes and all({"d_lo", "d_hi", "eps_lo", "eps_hi"} <= set(b) for b in boxes):
         if len({(b["d_lo"], b["d_hi"]) for b in boxes}) > 1 and len({(b["eps_lo"], b["eps_hi"]) for b in boxes}) > 1:
             return "; ".join(_box_words([b]) for b in boxes)  # a union over both axes: box by box
         return _box_words(boxes)
-    labels = [o.case for o in rep.counted]
+    labels = [o.case for o in outcomes]
     if labels and all(label.startswith("d=") and label[2:].isdigit() for label in labels):
         return "d = " + ", ".join(label[2:] for label in labels)
     return "; ".join(labels)
+
+
+def _certified_text(rep: CheckReport) -> str:
+    """A certified range in words, the boxes only the engine judged named apart ("engine
+    only"), and a note for the boxes that hold a measured constant's calibration cases (a proof
+    there as everywhere else, but not a held-out test of the constant)."""
+    checked = [o for o in rep.counted if o.values.get("checker") == proof_ledger.CHECKER_ACCEPTED]
+    engine = [o for o in rep.counted if o not in checked]
+    parts = [_box_text(rep, checked)] if checked else []
+    if engine:
+        parts.append(f"{_box_text(rep, engine)} (certified, engine only)")
+    text = "; ".join(parts)
+    inside = [o for o in rep.counted if rep.in_sample(o)]
+    if inside:
+        keys = ", ".join(c.constant for c in rep.result.calibrations_for(rep.check.id))
+        which = ("its range holds" if len(inside) == len(rep.counted)
+                 else f"{len(inside)} of its {len(rep.counted)} ranges hold")
+        margins = [o.margin for o in inside if o.margin is not None]
+        low = f", smallest margin there {min(margins):+.3g}" if margins else ""
+        text += f" ({which} {keys}'s calibration cases{low})"
+    return text
 
 
 def _box_words(boxes: list[dict]) -> str:
@@ -133,7 +159,7 @@ def _phrase(rep: CheckReport) -> str:
         label = "; ".join(dict.fromkeys(o.case for o in rep.counted))
         return f"proved{scope} for {label}"
     if kind is Evidence.CERTIFIED and reach is Reach.RANGE:
-        return f"certified{scope} for {_box_text(rep)}"
+        return f"certified{scope} for {_certified_text(rep)}"
     verb = {Evidence.CERTIFIED: "certified", Evidence.NUMERIC: "numeric",
             Evidence.STATISTICAL: "statistical", Evidence.SEARCH: "searched",
             Evidence.SYMBOLIC: "proved"}[kind]
@@ -155,8 +181,8 @@ def _rank(rep: CheckReport) -> int:
 
 
 def strongest(reps: Sequence[CheckReport], keep: int = 3) -> str:
-    """The strongest evidence for the statement (passing checks only), at most ``keep`` kinds,
-    and how many proof steps were proved for their whole range."""
+    """The strongest evidence for the statement (passing checks only), at most ``keep`` kinds
+    (how the proof's steps stand is the verdict's: the proof ledger)."""
     held = sorted((r for r in reps if is_statement(r) and r.status in ("pass", "discrepancy", "in-sample only")),
                   key=_rank)
     phrases, kinds = [], set()
@@ -168,26 +194,38 @@ def strongest(reps: Sequence[CheckReport], keep: int = 3) -> str:
         phrases.append(evidence_phrase(rep))
         if len(phrases) == keep:
             break
-    steps = [r for r in reps if r.check.step.startswith("A.")
-             and r.check.evidence not in (Evidence.EXHIBIT, Evidence.CONFIGURATION)]
-    if steps:
-        proved = sum(r.status == "pass" and r.check.covers is Reach.RANGE for r in steps)
-        rest = f", {len(steps) - proved} checked at points" if proved < len(steps) else ""
-        phrases.append(f"proof steps: {proved} of {len(steps)} proved for their whole range{rest}")
     return "; ".join(phrases) or "-"
 
 
-def verdict(reps: Sequence[CheckReport]) -> str:
-    """A result's verdict from its checks' statuses."""
+BAD = ("FAIL", "undecided", "incomplete", "discrepancy not reproduced")
+
+
+def verdict(reps: Sequence[CheckReport], composed: Verdict | None = None) -> str:
+    """A result's verdict: a failing, undecided or incomplete check first; else the proof
+    ledger's composed verdict (``composed``), or "holds" from the checks' statuses where the
+    run did not judge every check of the result; documented discrepancies last."""
     statuses = [r.status for r in reps]
-    for bad in ("FAIL", "undecided", "incomplete", "discrepancy not reproduced"):
+    for bad in BAD:
         if bad in statuses:
             n = statuses.count(bad)
             return f"{bad} ({n} check{'s' * (n != 1)})"
-    if not any(s in ("pass", "discrepancy") for s in statuses):
+    if not any(s in ("pass", "discrepancy", "in-sample only") for s in statuses):
         return "exhibit only"
     n = statuses.count("discrepancy")
-    return "holds" + (f" (with {n} documented discrepanc{'ies' if n != 1 else 'y'})" if n else "")
+    documented = f" (with {n} documented discrepanc{'ies' if n != 1 else 'y'})" if n else ""
+    if composed is None:
+        return "holds as checked" + documented
+    return composed.text + documented
+
+
+def _composed(reports: Sequence[CheckReport], results: Sequence[Result],
+              graph: Mapping[str, Obligation] | None) -> dict[str, Verdict]:
+    """The ledger's verdict of each result whose every check ran here (none without a graph)."""
+    if graph is None:
+        return {}
+    ran = {r.check.id for r in reports}
+    whole = [r for r in results if r.id in graph and all(c.id in ran for c in r.checks)]
+    return proof_ledger.verdicts(graph, whole, proof_ledger.facts(reports))
 
 
 def discrepancy_text(reps: Sequence[CheckReport]) -> str:
@@ -195,16 +233,25 @@ def discrepancy_text(reps: Sequence[CheckReport]) -> str:
     return "; ".join(parts) or "-"
 
 
-def summary_rows(reports: Sequence[CheckReport], results: Sequence[Result]) -> list[dict]:
-    """One row per result that ran, in the paper's order."""
+def summary_rows(reports: Sequence[CheckReport], results: Sequence[Result],
+                 graph: Mapping[str, Obligation] | None = None) -> list[dict]:
+    """One row per result that ran, in the paper's order; with the proof ledger's ``graph`` the
+    verdict is composed from the result's proof (``category``: proved, proved in part,
+    supported, failed; "checked" where the ledger did not judge it)."""
+    composed = _composed(reports, results, graph)
     out = []
     for result in results:
         reps = [r for r in reports if r.result.id == result.id]
         if not reps:
             continue
+        found = composed.get(result.id)
+        text = verdict(reps, found)
+        category = ("failed" if text.split(" ")[0] in BAD or text.startswith("discrepancy not")
+                    else found.category if found else "checked")
         out.append({"result": result.id, "name": result.name,
-                    "statement": result.short or result.statement, "verdict": verdict(reps),
-                    "evidence": strongest(reps), "discrepancies": discrepancy_text(reps)})
+                    "statement": result.short or result.statement, "verdict": text,
+                    "category": category, "evidence": strongest(reps),
+                    "discrepancies": discrepancy_text(reps)})
     return out
 
 
@@ -236,11 +283,18 @@ def section5_line(reports: Sequence[CheckReport], recorded: Mapping | None) -> s
             f"({(CLAIMS_FILE.parent / 'claims.md').as_posix()}).")
 
 
-def headline(reports: Sequence[CheckReport], results: Sequence[Result], recorded: Mapping | None) -> str:
-    """Every registered result's verdict in one line, then the Section 5 line."""
-    rows = summary_rows(reports, results)
-    held = [r for r in rows if r["verdict"].startswith("holds")]
-    bad = [f"{r['name']} {r['verdict']}" for r in rows if not r["verdict"].startswith("holds")]
-    text = f"Results: {len(held)} of {len(rows)} hold as checked"
+def headline(reports: Sequence[CheckReport], results: Sequence[Result], recorded: Mapping | None,
+             graph: Mapping[str, Obligation] | None = None) -> str:
+    """How many results are proved over their stated range, over part of it, or supported only
+    (or fail), then the Section 5 line."""
+    rows = summary_rows(reports, results, graph)
+    count = {c: sum(r["category"] == c for r in rows)
+             for c in ("proved", "proved in part", "supported", "failed", "checked")}
+    parts = [f"{count['proved']} of {len(rows)} proved over their whole stated range",
+             f"{count['proved in part']} over part of it", f"{count['supported']} supported only"]
+    if count["checked"]:
+        parts.append(f"{count['checked']} checked without the proof ledger")
+    bad = [f"{r['name']} {r['verdict']}" for r in rows if r["category"] == "failed"]
+    text = "Results: " + ", ".join(parts)
     text += f"; {'; '.join(bad)}." if bad else "."
     return text + " " + section5_line(reports, recorded)

@@ -2,12 +2,13 @@
 table (``verify check``, ``--verbose``), the exhibits and the failures."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from rich.markup import escape
 from rich.table import Table
 
 from ..checks import Result
+from ..ledger import Obligation
 from ..run.runner import CheckReport
 from .cells import fit
 from .exhibits import exhibits
@@ -19,15 +20,18 @@ COLOUR = {"pass": "green", "FAIL": "bold red", "discrepancy": "yellow", "undecid
           "vacuous": "blue", "in-sample only": "cyan", "configuration ok": "blue"}
 
 
-def summary_table(reports: Sequence[CheckReport], results: Sequence[Result]) -> Table:
-    """One row per result: statement, verdict, strongest evidence, discrepancies."""
+def summary_table(reports: Sequence[CheckReport], results: Sequence[Result],
+                  graph: Mapping[str, Obligation] | None = None) -> Table:
+    """One row per result: statement, verdict (composed from the proof ledger ``graph``),
+    strongest evidence, discrepancies."""
     table = Table(title="Theorem report: one row per result (verify all --verbose prints every check)")
     for col in ("result", "statement", "verdict", "strongest evidence (range covered)", "discrepancies"):
         table.add_column(col, overflow="fold")
-    for row in summary_rows(reports, results):
-        good = row["verdict"].startswith("holds")
+    colour = {"proved": "green", "proved in part": "yellow", "supported": "cyan", "failed": "bold red",
+              "checked": "green"}
+    for row in summary_rows(reports, results, graph):
         table.add_row(row["result"], escape(row["statement"]),
-                      f"[{'green' if good else 'bold red'}]{escape(row['verdict'])}[/]",
+                      f"[{colour[row['category']]}]{escape(row['verdict'])}[/]",
                       escape(row["evidence"]), escape(row["discrepancies"]))
     return table
 

@@ -12,7 +12,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from . import executors, memo
 from ..checks import (Calibration, Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile,
-                     Result)
+                     Reach, Result)
 from ..constants import Tracked
 from .journal import Journal, Timing
 
@@ -94,8 +94,19 @@ class CheckReport:
         return [o for o in self.outcomes if o.evidence is Evidence.CONFIGURATION]
 
     @property
+    def proves_range(self) -> bool:
+        """Whether the check's evidence covers its whole range (a symbolic proof, a certified
+        box): a proof holds at a constant's calibration cases as everywhere else, so its cases
+        are never set apart as in-sample (the report says which calibration cases a range
+        holds)."""
+        return self.check.covers is Reach.RANGE
+
+    @property
     def held_out(self) -> list[Outcome]:
-        """Counted outcomes of cases no measured constant of the check was calibrated on."""
+        """Counted outcomes of cases no measured constant of the check was calibrated on (every
+        counted outcome of a check that proves its range)."""
+        if self.proves_range:
+            return self.counted
         return [o for o in self.counted if not self.in_sample(o)]
 
     @property
@@ -106,8 +117,9 @@ class CheckReport:
 
     @property
     def in_sample_passed(self) -> tuple[int, int]:
-        """(passes, cases) among the cases a constant was calibrated on."""
-        return self.calibration_passed()
+        """(passes, cases) among the cases a constant was calibrated on, set apart from the
+        held-out ones ((0, 0) for a check that proves its range)."""
+        return (0, 0) if self.proves_range else self.calibration_passed()
 
     def calibration_passed(self, calibration: Calibration | None = None) -> tuple[int, int]:
         """(passes, cases) among the cases ``calibration`` (default: any constant) was tuned on."""
@@ -151,7 +163,8 @@ class CheckReport:
         in-sample cases; exhibits last."""
         def key(o: Outcome):
             m = o.margin if o.margin is not None else float("inf")
-            return (not o.counted, o.passed is not False, bool(o.counted and self.in_sample(o)), m)
+            apart = o.counted and not self.proves_range and self.in_sample(o)
+            return (not o.counted, o.passed is not False, bool(apart), m)
         return min(self.outcomes, key=key, default=None)
 
 

@@ -1,0 +1,152 @@
+"""The proof ledger as the report shows it: a run's outcomes turned into the ledger's facts,
+each result's verdict composed from its proof, and the proof as an indented tree.
+
+Only presentation: the composition is :mod:`verify.ledger`'s; the graph (every result's
+``proof`` and the engine's lemmas) is handed in by the caller.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Sequence
+
+from ..checks import Evidence, Result
+from ..ledger import CheckFacts, Level, Obligation, Piece, Region, Verdict, between, closed, evaluate, verdict
+from ..ledger.region import points
+from ..run.runner import CheckReport
+
+CHECKER_ACCEPTED = "accepted"  # Outcome.values["checker"] of a certificate the checker accepted
+
+
+def region_of(values: Mapping[str, object]) -> Region | None:
+    """The range a certified case covers, from its outcome's values: a box (d_lo .. v_hi; an
+    end at 0 of eps, u or v is a limit, so open) or one d (a cube at that d)."""
+    if all(isinstance(values.get(k), (int, float)) for k in ("d_lo", "d_hi", "eps_lo", "eps_hi")):
+        spans = {"d": closed(float(values["d_lo"]), float(values["d_hi"])),
+                 "eps": _from_zero(values["eps_lo"], values["eps_hi"])}
+        for axis in ("u", "v"):
+            lo, hi = values.get(f"{axis}_lo"), values.get(f"{axis}_hi")
+            if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
+                spans[axis] = _from_zero(lo, hi)
+        return Region.of(**spans)
+    if isinstance(values.get("d"), (int, float)):
+        return Region.of(d=points(float(values["d"])))
+    return None
+
+
+def _from_zero(lo, hi):
+    return between(0.0, float(hi), lo_open=True) if float(lo) == 0 else closed(float(lo), float(hi))
+
+
+def _facts(status: str, certified: bool, outcomes: Iterable[tuple[bool | None, Mapping]]) -> CheckFacts:
+    boxes = []
+    if certified:
+        for passed, values in outcomes:
+            region = region_of(values) if passed is True else None
+            if region is not None:
+                boxes.append((region, values.get("checker") == CHECKER_ACCEPTED))
+    return CheckFacts(status, tuple(boxes))
+
+
+def facts(reports: Sequence[CheckReport]) -> dict[str, CheckFacts]:
+    """The ledger's facts from a run: each check's status, and each passing certified case's
+    range with whether the independent checker accepted its certificate."""
+    out = {}
+    for rep in reports:
+        values = [(o.passed, {**rep.params.get(o.case, {}), **o.values}) for o in rep.counted]
+        out[rep.check.id] = _facts(rep.status, rep.check.evidence is Evidence.CERTIFIED, values)
+    return out
+
+
+def facts_from_json(data: Mapping) -> dict[str, CheckFacts]:
+    """The same facts from a JSON report (``verify all --json``)."""
+    out = {}
+    for row in data.get("checks", []):
+        values = [(o.get("passed"), o.get("values", {})) for o in row.get("outcomes", [])]
+        out[row["check"]] = _facts(row["status"], row.get("evidence") == Evidence.CERTIFIED.value, values)
+    return out
+
+
+def verdicts(graph: Mapping[str, Obligation], results: Sequence[Result],
+             run: Mapping[str, CheckFacts] | None) -> dict[str, Verdict]:
+    """Each result's verdict composed from its proof (results without one are left out)."""
+    standing = evaluate(graph, run)
+    return {r.id: verdict(graph[r.id], standing[r.id]) for r in results if r.id in graph}
+
+
+def headline_counts(found: Mapping[str, Verdict]) -> str:
+    """"2 of 10 results proved over their whole stated range, 1 over part of it, 7 supported
+    only" (and how many failed)."""
+    count = {c: sum(v.category == c for v in found.values())
+             for c in ("proved", "proved in part", "supported", "failed")}
+    text = (f"{count['proved']} of {len(found)} results proved over their whole stated range, "
+            f"{count['proved in part']} over part of it, {count['supported']} supported only")
+    return text + (f", {count['failed']} with a failed link" if count["failed"] else "")
+
+
+def _piece_text(piece: Piece, region: Region) -> str:
+    """A piece's level, with its range where it is narrower than the node's (only the
+    parameters where they differ)."""
+    if piece.region.contains(region):
+        return piece.level.words
+    differ = [name for name, s in piece.region.axes if region.get(name) != s]
+    return f"{piece.level.words} for {piece.region.text(differ)}"
+
+
+def node_line(ob: Obligation, pieces: list[Piece]) -> str:
+    """One node: its id, its standing (each piece with its range where narrower than the node's),
+    what discharges it and its claim."""
+    standing = "; ".join(_piece_text(p, ob.region) for p in pieces) or "nothing"
+    how = ob.discharge.value + (f" by {', '.join(ob.checks)}" if ob.checks else "")
+    where = f" [{ob.where}]" if ob.where else ""
+    return f"{ob.id}: {standing} — {how}: {ob.claim} ({ob.region.text()}){where}"
+
+
+def tree_lines(graph: Mapping[str, Obligation], root: str,
+               standing: Mapping[str, list[Piece]]) -> list[str]:
+    """The proof under ``root`` as an indented tree; a node met again is named, not repeated."""
+    lines: list[str] = []
+    seen: set[str] = set()
+
+    def walk(node: str, depth: int) -> None:
+        pad = "  " * depth
+        if node in seen:
+            lines.append(f"{pad}{node}: (above)")
+            return
+        seen.add(node)
+        lines.append(pad + node_line(graph[node], standing[node]))
+        for used in graph[node].uses:
+            walk(used, depth + 1)
+
+    walk(root, 0)
+    return lines
+
+
+def ledger_json(graph: Mapping[str, Obligation], results: Sequence[Result],
+                run: Mapping[str, CheckFacts] | None) -> dict:
+    """Every node with its standing, and every result's verdict (the ``ledger`` command's and the
+    JSON report's form)."""
+    standing = evaluate(graph, run)
+    found = verdicts(graph, results, run)
+    return {
+        "statuses": "from a run" if run is not None else "as declared (every check assumed to pass)",
+        "results": {rid: {"verdict": v.category, "text": v.text, "weakest": list(v.weakest)}
+                    for rid, v in found.items()},
+        "nodes": {nid: {"claim": ob.claim, "region": ob.region.text(), "discharge": ob.discharge.value,
+                        "checks": list(ob.checks), "uses": list(ob.uses), "where": ob.where,
+                        "standing": [{"level": p.level.words, "region": p.region.text(),
+                                      "weakest": list(p.weakest)} for p in standing[nid]]}
+                  for nid, ob in graph.items()},
+    }
+
+
+def best_level(pieces: list[Piece]) -> Level:
+    """The strongest level a node reaches on some part of its range (its colour in the
+    blueprint)."""
+    return max((p.level for p in pieces), default=Level.OPEN)
+
+
+
+def trees(graph: Mapping[str, Obligation], results: Sequence[Result],
+          reports: Sequence[CheckReport]) -> dict[str, list[str]]:
+    """Each result's proof tree with the standings of this run's outcomes."""
+    standing = evaluate(graph, facts(reports))
+    return {r.id: tree_lines(graph, r.id, standing) for r in results if r.id in graph}
