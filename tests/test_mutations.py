@@ -215,6 +215,21 @@ def _wrong_saturation(mp):  # the background weight e^(-G/v) enclosed as e^(-G v
         mp.setattr(module, "saturating_exp", lambda G, v: (-(G * v)).exp())
 
 
+def _shrunk_gap_rate(mp):  # the Arb closed form of sqrt(d) r1 as a point ball at 0.9 x its
+    from flint import arb  # midpoint (a shrunken, wrong enclosure), wherever it is bound
+
+    import verify.certify.large_d as large_d
+    import verify.certify.plan_range as plan_range
+    import verify.engine.certified.symmetric as symmetric
+    right = symmetric.arb_gap_rate_parts
+
+    def wrong():
+        f = right()
+        return lambda d, e: [x if i == 0 else arb((9 * x / 10).mid()) for i, x in enumerate(f(d, e))]
+    for module in (symmetric, plan_range, large_d):
+        mp.setattr(module, "arb_gap_rate_parts", wrong)
+
+
 def _dropped_ratio_tail(mp):  # the cube's moments without their tail beyond a cut of 2
     from flint import arb
 
@@ -317,6 +332,10 @@ MUTATIONS: dict[str, Mutation] = {
     "prop1.certified_box": Mutation("gap constant 4 -> 1/1000", {"prop1.attention_constant": "1/1000"},
                                     params={"boxes": 50}),
     "thm2.certified_box": Mutation("C = 1e-6", {"thm2.C": "1/1000000"}, params={"boxes": 50}),
+    "thm2.large_d": Mutation("C = 1/2 (K = C kappa_min < 3/2; delta < 0 at d = 1e9, eps = 0.99)",
+                             {"thm2.C": "1/2"}),
+    "cor1.large_d": Mutation("T = ceil(1/(100 eps)) (the loss above eps at d = 1e9, eps = 0.01)",
+                             {"cor1.T_numerator": "1/100"}),
     "cor1.certified_box": Mutation("C = 1e-6", {"cor1.C": "1/1000000"}, params={"boxes": 50}),
     "cor1.population": Mutation("T = ceil(1/(100 eps))", {"cor1.T_numerator": "1/100"},
                                 pick=_at(d=10, eps=0.001)),
@@ -357,6 +376,10 @@ ENGINE_FAULTS: dict[str, Mutation] = {
                                    patch=_wrong_saturation, params={"boxes": 50}),
     "cor1.certified_box": Mutation("background weight e^(-G/v) enclosed as e^(-G v)",
                                    patch=_wrong_saturation, params={"boxes": 50}),
+    # the lemma's slack hides a wrong closed form; the checker's anchors (or the engine's recheck
+    # of the committed certificate) do not
+    **{cid: Mutation("the Arb closed form of sqrt(d) r1 shrunk to 0.9 x its midpoint",
+                     patch=_shrunk_gap_rate) for cid in ("thm2.large_d", "cor1.large_d")},
 }
 
 CHECKS = [(result, check) for result in REGISTRY for check in result.checks]

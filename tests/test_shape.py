@@ -300,4 +300,6 @@ def test_the_checkers_trusted_base_stays_within_its_stated_size():
     text = (ROOT / "proofs" / "checker.md").read_text()
     stated = int(re.search(r"([\d,]+) lines in all", text).group(1).replace(",", ""))
     actual = sum(len(p.read_text().splitlines()) for p in CHECKER.glob("*.py"))
-    assert actual <= stated <= 1000, f"verify/checker has {actual} lines, the document says {stated}"
+    # 1,500 (issue 37): the checker's own routes for the new certificate kinds (the lemma for
+    # every d >= d0, proofs/checker.md section 12)
+    assert actual <= stated <= 1500, f"verify/checker has {actual} lines, the document says {stated}"

@@ -46,9 +46,11 @@ def cmd_certify(args: argparse.Namespace) -> int:
     require_flint()
     import sys
 
-    from ..certify import box_journal, boxes, certificate, statements
+    from ..certify import box_journal, boxes, certificate, large_d, statements
     from ..run import executors
 
+    if args.group in large_d.GROUPS:  # every d >= --d LO by the lemma: one evaluation
+        return _certify_lemma(args, large_d)
     tail = statements.axes(args.group)[1] == "tau"  # eps from 0: the limit eps -> 0 included
     if not (args.d[0] < args.d[1] and (0 == args.eps[0] if tail else 0 < args.eps[0])
             and args.eps[0] < args.eps[1] < 1):
@@ -157,7 +159,12 @@ def cmd_recheck(args: argparse.Namespace) -> int:
         verdict = checker.check(cert, args.workers)
         problems, done = verdict.problems, f"independent checker, {verdict.summary()}"
     else:
-        result = recheck(data, args.workers)
+        if data.get("group") in ("thm2-large-d", "cor1-large-d"):  # the lemma, every d >= d0
+            from ..certify.large_d import recheck as recheck_lemma
+
+            result = recheck_lemma(data)
+        else:
+            result = recheck(data, args.workers)
         problems, done = list(result.problems), f"{result.leaves} leaves re-verified"
         for note in result.notes:
             out.print(f"note: {note}", soft_wrap=True)
@@ -166,6 +173,29 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     if not problems:
         out.print(f"certificate holds ({done}), the box is covered", soft_wrap=True)
     return 0 if not problems else 1
+
+
+def _certify_lemma(args: argparse.Namespace, large_d) -> int:
+    """Theorem 2 or Corollary 1 for every d >= --d LO (--d LO inf --eps 0 1) by the
+    perturbation lemma (proofs/large-d.md): no branch and bound, one leaf (no journal)."""
+    import math
+    import time
+    from fractions import Fraction
+
+    if not (args.d[1] == math.inf and args.d[0] >= 4 and list(args.eps) == [0, 1]):
+        raise ValueError(f"{args.group} is proved for every d >= LO and eps in (0, 1): "
+                         "give --d LO inf (LO >= 4) --eps 0 1")
+    if args.journal or args.u or args.v:
+        raise ValueError(f"{args.group} takes no --journal, --u or --v (one evaluation over "
+                         "every eta1 <= eta1_scale sqrt(d) and eta2 >= eta2_min)")
+    began = time.process_time()
+    data = large_d.write(args.group, constants_mod.values(load_constants(args)),
+                         Path(args.output), Fraction(args.d[0]).limit_denominator(1))
+    ok = data["leaves"][0]["status"] == "certified"
+    console().print(f"{args.group}: {'CERTIFIED' if ok else 'not proved (the lemma does not close)'}"
+                    f": {data['claim']}; 1 leaf, depth 0, {time.process_time() - began:.1f} "
+                    f"CPU-s; certificate {args.output}", soft_wrap=True)
+    return 0 if ok else 1
 
 
 def _recheck_cube(data: dict, args: argparse.Namespace, out) -> int:
@@ -218,7 +248,9 @@ def add_parsers(sub, command: Callable) -> None:
                  "thm2-4d-tail, cor1-4d-tail the same for every eps in (0, --eps HI]",
                  "verify certify prop1 --d 2 10 --eps 0.1 0.5 --output prop1.cert.json")
     ce.add_argument("group", choices=["prop1", "thm2", "cor1", "thm2-4d", "cor1-4d",
-                                      "thm2-4d-tail", "cor1-4d-tail"], help="the claims to certify")
+                                      "thm2-4d-tail", "cor1-4d-tail", "thm2-large-d",
+                                      "cor1-large-d"], help="the claims to certify (-large-d: "
+                    "every d >= LO by a lemma, --d LO inf --eps 0 1)")
     ce.add_argument("--d", type=float, nargs=2, metavar=("LO", "HI"), required=True,
                     help="the range of d (real; prop1 from 2, the others from 3)")
     ce.add_argument("--eps", type=float, nargs=2, metavar=("LO", "HI"), required=True,

@@ -6,34 +6,43 @@ Only presentation: the composition is :mod:`verify.ledger`'s; the graph (every r
 """
 from __future__ import annotations
 
+import math
 from typing import Iterable, Mapping, Sequence
 
 from ..checks import Evidence, Result
-from ..ledger import CheckFacts, Level, Obligation, Piece, Region, Verdict, between, closed, evaluate, verdict
+from ..ledger import CheckFacts, Level, Obligation, Piece, Region, Verdict, between, evaluate, verdict
 from ..ledger.region import points
 from ..run.runner import CheckReport
 
 CHECKER_ACCEPTED = "accepted"  # Outcome.values["checker"] of a certificate the checker accepted
 
 
+def _number(x) -> float | None:
+    """A value as a float ("inf" is how the JSON report writes an infinite one)."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return float(x)
+    return math.inf if x == "inf" else None
+
+
 def region_of(values: Mapping[str, object]) -> Region | None:
     """The range a certified case covers, from its outcome's values: a box (d_lo .. v_hi; an
-    end at 0 of eps, u or v is a limit, so open) or one d (a cube at that d)."""
-    if all(isinstance(values.get(k), (int, float)) for k in ("d_lo", "d_hi", "eps_lo", "eps_hi")):
-        spans = {"d": closed(float(values["d_lo"]), float(values["d_hi"])),
-                 "eps": _from_zero(values["eps_lo"], values["eps_hi"])}
+    end at 0 of eps, u or v is a limit, so open, as is eps = 1 and an infinite d) or one d (a
+    cube at that d)."""
+    ends = {k: _number(values.get(k)) for k in ("d_lo", "d_hi", "eps_lo", "eps_hi")}
+    if all(v is not None for v in ends.values()):
+        spans = {"d": between(ends["d_lo"], ends["d_hi"], hi_open=math.isinf(ends["d_hi"])),
+                 "eps": _from_zero(ends["eps_lo"], ends["eps_hi"], hi_open=ends["eps_hi"] >= 1)}
         for axis in ("u", "v"):
-            lo, hi = values.get(f"{axis}_lo"), values.get(f"{axis}_hi")
-            if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
+            lo, hi = _number(values.get(f"{axis}_lo")), _number(values.get(f"{axis}_hi"))
+            if lo is not None and hi is not None:
                 spans[axis] = _from_zero(lo, hi)
         return Region.of(**spans)
-    if isinstance(values.get("d"), (int, float)):
-        return Region.of(d=points(float(values["d"])))
-    return None
+    d = _number(values.get("d"))
+    return Region.of(d=points(d)) if d is not None else None
 
 
-def _from_zero(lo, hi):
-    return between(0.0, float(hi), lo_open=True) if float(lo) == 0 else closed(float(lo), float(hi))
+def _from_zero(lo: float, hi: float, hi_open: bool = False):
+    return between(lo, hi, lo_open=lo == 0, hi_open=hi_open)
 
 
 def _facts(status: str, certified: bool, outcomes: Iterable[tuple[bool | None, Mapping]]) -> CheckFacts:

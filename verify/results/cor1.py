@@ -59,13 +59,27 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
         f"scan's (d, eps)): counted in-sample for cor1.C"))
 
 
+def _large_d_cases(profile: Profile, constants: Mapping, options: Mapping) -> list[Case]:
+    return [Case("every d >= 1e9, eps in (0,1), every eta1 <= sqrt(d), eta2 >= eta2_min",
+                 {"group": "cor1-large-d"})]
+
+
+def _judge_large_d(case: Case, constants) -> Outcome:
+    """Every real d >= 10^9 and eps in (0, 1), every step size: the perturbation lemma of
+    proofs/large-d.md (as thm2.large_d), rechecked by the engine and the independent checker."""
+    from ..certify.large_d import judge
+
+    return judge("cor1-large-d", case, constants)
+
+
+
 PROOF = (
     Obligation("cor1", "with N1 >= C d ln d and N3 >= C ln d/eps samples the plan's population risk is "
                "<= eps with probability >= 1 - 3d^-c", STATED, Discharge.FOLLOWS,
                uses=("cor1.population", "cor1.finite-samples")),
     Obligation("cor1.population", "with population gradients the schedule (T = ceil(72/eps)) reaches "
                "L_s <= eps", STATED, Discharge.EITHER, uses=("cor1.by-boxes", "cor1.at-points")),
-    *box_nodes("cor1", "cor1.certified_box", "L_s(alpha', beta'') <= eps"),
+    *box_nodes("cor1", "cor1.certified_box", "L_s(alpha', beta'') <= eps", "cor1.large_d"),
     Obligation("cor1.at-points", "L_s <= eps at the grid's points (population gradients)", STATED,
                Discharge.NUMERIC, ("cor1.population",)),
     Obligation("cor1.finite-samples", "from population to sampled gradients: probability >= 1 - 3d^-c",
@@ -96,6 +110,10 @@ RESULT = Result(
         Check("cor1.certified_box", "Corollary 1 (certified)",
               "L_s(alpha', beta'') <= eps (population gradients) for every real d, eps in the box, every 0 < eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, T = ceil(72/eps) (every integer T >= 72/eps)", Evidence.CERTIFIED, _certified_cases, _judge_certified,
               reconstructed=True, reach=Reach.RANGE, scope="population schedule"),  # the schedule's step sizes are reconstructed
+        Check("cor1.large_d", "Corollary 1, d >= 1e9 (certified)",
+              "L_s(alpha', beta'') <= eps (population gradients) for every real d >= 1e9 and eps in (0,1), every 0 < eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, T = ceil(72/eps) (every integer T >= 72/eps) (a perturbation lemma)",
+              Evidence.CERTIFIED, _large_d_cases, _judge_large_d, reconstructed=True,
+              reach=Reach.RANGE, scope="population schedule"),
         Check("cor1.population", "Corollary 1", "L_s(alpha', beta'') <= eps with T = ceil(72/eps)",
               Evidence.NUMERIC, _cases, _judge_final, reconstructed=True, scope="population schedule"),
         *cor1_samples.CHECKS,

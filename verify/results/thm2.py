@@ -411,6 +411,22 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
         f"d > {CALIBRATION_D[1]} holds none of them"))
 
 
+def _large_d_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    return [Case("every d >= 1e9, eps in (0,1), every eta1 <= sqrt(d), eta2 >= eta2_min",
+                 {"group": "thm2-large-d"})]
+
+
+def _judge_large_d(case: Case, constants: Constants) -> Outcome:
+    """Every real d >= 10^9 (where the boxes end) and eps in (0, 1), every step size, at once:
+    a perturbation lemma around the eta2 -> inf closed forms (proofs/large-d.md), its steps for
+    every d by SymPy, its constants in Arb balls, its certificate rechecked by the engine and by
+    the independent checker."""
+    from ..certify.large_d import judge
+
+    return judge("thm2-large-d", case, constants)
+
+
+
 def _either(node: str, claim: str, check: str, where: str) -> tuple[Obligation, ...]:
     """An A.7 step the boxes certify over their range and a numeric check tests at points."""
     return (Obligation(node, claim, STATED, Discharge.EITHER, uses=("thm2.boxes", node + ".points"),
@@ -423,7 +439,8 @@ PROOF = (
     Obligation("thm2", "the three-phase plan with eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, "
                "T >= 4d ln(16d/eps) reaches L_s(alpha', beta'') <= eps", STATED, Discharge.EITHER,
                uses=("thm2.by-boxes", "thm2.by-steps", "thm2.at-points")),
-    *box_nodes("thm2", "thm2.certified_box", "L_s(alpha', beta'') <= eps and the A.7 steps"),
+    *box_nodes("thm2", "thm2.certified_box", "L_s(alpha', beta'') <= eps and the A.7 steps",
+              "thm2.large_d"),
     Obligation("thm2.by-steps", "A.7: L(alpha', beta(T)) <= L* + eps/2 <= 2 delta + eps/2 <= eps", STATED,
                Discharge.FOLLOWS, uses=("lemma-symmetry", "thm2.beta1", "thm2.initial-distance",
                                         "thm2.contraction", "thm2.t-chain", "thm2.optimum", "thm2.delta"),
@@ -463,6 +480,10 @@ RESULT = Result(
         Check("thm2.certified_box", "Theorem 2 and A.7 (certified)",
               "L_s(alpha', beta'') <= eps and the A.7 steps (contraction, initial distance, optimum, delta) for every real d, eps in the box, every 0 < eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, every integer T >= ceil(4d ln(16d/eps))", Evidence.CERTIFIED, _certified_cases, _judge_certified,
               reconstructed=True, reach=Reach.RANGE),  # the schedule's step sizes are reconstructed
+        Check("thm2.large_d", "Theorem 2 and A.7, d >= 1e9 (certified)",
+              "L_s(alpha', beta'') <= eps and the A.7 steps for every real d >= 1e9 and eps in (0,1), every 0 < eta1 <= sqrt(d), eta2 >= C d^2/eta1 ln(d/eps), eta3 = 1, every integer T >= ceil(4d ln(16d/eps)) (a perturbation lemma)",
+              Evidence.CERTIFIED, _large_d_cases, _judge_large_d, reconstructed=True,
+              reach=Reach.RANGE),
         Check("thm2.hypotheses", "Theorem 2 (hypotheses)",
               "configuration (not counted): the configured constants inside the hypotheses, "
               "eta1_scale <= 1 (eta1 <= sqrt(d)), T_factor >= 4 (T >= 4d ln(16d/eps))",
