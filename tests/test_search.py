@@ -109,10 +109,17 @@ def test_thm1_floor_report_ignores_ulp_changes_of_the_engine(tmp_path, monkeypat
     assert _report(tmp_path, "after", *args) == before
 
 
-def test_thm1_large_output_report_ignores_ulp_changes_of_the_engine(tmp_path, monkeypatch):
-    args = ("thm1.large_output", "--d", "9", "--profile", "quick")
+def test_thm1_large_output_tightness_report_ignores_ulp_changes_of_the_engine(tmp_path, monkeypatch):
+    args = ("thm1.large_output_tightness", "--d", "9", "--profile", "quick")
     before = _report(tmp_path, "before", *args)
     monkeypatch.setattr(general, "target_moments_batch", _perturbed(general.target_moments_batch, -3))
+    assert _report(tmp_path, "after", *args) == before
+
+
+def test_thm1_chosen_target_report_ignores_ulp_changes_of_the_engine(tmp_path, monkeypatch):
+    args = ("thm1.chosen_target", "--d", "9", "--profile", "quick")
+    before = _report(tmp_path, "before", *args)
+    monkeypatch.setattr(general, "target_floors_batch", _perturbed(general.target_floors_batch, 3))
     assert _report(tmp_path, "after", *args) == before
 
 
