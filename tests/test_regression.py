@@ -114,7 +114,7 @@ def test_changing_thm1_c3_runs_only_the_checks_that_read_it(capsys, monkeypatch,
     # Theorem 1's six checks that compare with c3 (the assembled proof, the searches and the
     # certified value too), and the contrast, whose judge runs thm1.floor
     assert asked == [["thm1.rho_bound", "thm1.chain", "thm1.conclusion", "thm1.chosen_target",
-                      "thm1.floor", "thm1.certified_floor", "contrast.separation"]]
+                      "thm1.floor", "thm1.certified_value", "contrast.separation"]]
     assert "affected by thm1.c3: 7 checks" in out
     old = (deps.PROOFS / "constants.toml").read_text()
     changed = tmp_path / "old.toml"

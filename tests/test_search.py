@@ -134,7 +134,7 @@ def test_same_bytes_with_one_or_two_workers(tmp_path):
     # whether the Arb upper end was the loss at it or at a point scaled inside (issue 26, item 9)
     (("prop4.certified_floor", "--d", "9"), "verify.results.prop4", "trust_region"),
     (("prop3.certified_floor", "--d", "3"), "verify.engine.general", "target_moments_float"),
-    (("thm1.certified_floor", "--d", "9"), "verify.engine.general", "target_floors_batch"),
+    (("thm1.certified_value", "--d", "9"), "verify.engine.general", "target_floors_batch"),
     (("lemma-low-attention.certified_ceiling", "--d", "3"), "verify.engine.general",
      "second_diagonal_float"),
 ], ids=["prop4", "prop3", "thm1", "lemma"])

@@ -221,10 +221,18 @@ def test_large_output_exhibit_sits_above_the_proved_bound():
 def test_certified_value_says_it_is_no_floor_and_names_F0_at_a_zero_step():
     """Issue 35 item 3: the ball at thm1.floor's worst point is a value at a searched point (an
     upper bound of the infimum); at beta0 = 0 the step is 0 and the ball is Proposition 3's F(0)."""
-    check = _check("thm1.certified_floor")
+    check = _check("thm1.certified_value")
     assert check.covers is Reach.POINTS and "never a floor" in check.claim
     case = thm1._floor_cases(Profile.QUICK, constants(), {})[0]
     small = {"random": 0, "starts": 0, "evals": 0, "n_eta": 2, "adversarial": False}
     out = check.judge(Case(case.label, {**case.params, **small}), constants())
     assert out.passed is True and "never a floor" in out.detail
     assert "Proposition 3's F(0)" in out.detail and "certified floor" not in out.detail
+
+
+def test_the_old_id_of_the_certified_value_still_finds_it():
+    from verify.results import RENAMED, current_ids, select
+
+    assert RENAMED["thm1.certified_floor"] == "thm1.certified_value"
+    assert current_ids(["thm1.certified_floor"]) == ["thm1.certified_value"]
+    assert [r.id for r in select(["thm1.certified_floor"])] == ["thm1"]

@@ -200,7 +200,7 @@ def reevaluate(d: int, s: int, beta0: np.ndarray, eta: float, dps: int) -> tuple
     alpha = 0 (beta0 read exactly from its float64 values), gaps capped as in the search.
     Returns (value, error, step) with the infimum in [value - error, value + error] (an
     estimate) and ``step`` saying whether a gap was capped and, on the general route, the
-    attention alpha'_s rounded to float64 (``alpha``: the point thm1.certified_floor judges)."""
+    attention alpha'_s rounded to float64 (``alpha``: the point thm1.certified_value judges)."""
     from ..engine import general
 
     if d >= SYMMETRIC_FROM and _symmetric_for(beta0, s):
@@ -493,14 +493,13 @@ RESULT = Result(
         Check("thm1.floor", "Theorem 1 (measured)",
               "max_s min_beta L_s(-eta grad_alpha L_s(0, beta0), beta) >= c3 over searched beta0, eta",
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
-        Check("thm1.certified_floor", "Theorem 1 (value at the point thm1.floor found)",
+        Check("thm1.certified_value", "Theorem 1 (value at the point thm1.floor found)",
               "the value min_beta L_s(alpha'_s, beta) at thm1.floor's worst beta0, eta, s, as an Arb "
               "ball (at the exact one-step gap, or at the 20-digit step alpha'_s rounded to "
               "float64; gaps above 25 capped as the search does): an upper bound of the infimum "
               "over beta0 and eta, never a floor; at alpha'_s = 0 it is Proposition 3's F(0); "
               "a ball below c3 would be a counterexample", Evidence.CERTIFIED, _floor_cases,
-              _judge_certified, reconstructed=True, reach=Reach.POINTS,
-              scope="value at one searched point"),
+              _judge_certified, reconstructed=True, reach=Reach.POINTS),
         Check("thm1.large_output_tightness", "A.6 case beta_s > d/4 (measured)",
               "exhibit: smallest min over beta_s >= d/4 of L_s(alpha'_s, beta) found, beside the "
               "bound thm1.large_output proves (no claim)", Evidence.EXHIBIT, _large_cases,

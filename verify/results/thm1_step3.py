@@ -512,7 +512,7 @@ STEP3 = (
     Check("thm1.pointwise_loss", "A.6 l >= 1/8 on G_m u Z(z), lost (step 6)",
           "z in G_m, beta_s <= d/4: l(z) >= 1/8 or l(z') > 1/8 on Z(z); pair sum >= rho(z)/16",
           Evidence.SYMBOLIC, single_case("all d >= 4"), _judge_pointwise_loss, reconstructed=True),
-    Check("thm1.conclusion", "A.6 end, assembled (steps 8, 11)",
+    Check("thm1.conclusion", "Theorem 1 (steps 1-11 of proofs/thm1.md assembled)",
           "L_s(alpha'_s, beta) >= min(c_large_output, (1/256)(1-2/d)^(d-1)) >= c3 at the target "
           "of step 1, every beta", Evidence.SYMBOLIC, single_case("all d >= 9, beta0, eta >= 0"),
           _judge_conclusion, reconstructed=True),
