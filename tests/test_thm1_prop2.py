@@ -3,7 +3,6 @@
 from fractions import Fraction
 
 import numpy as np
-import pytest
 
 from verify.checks import Case, Evidence, Profile
 from verify.constants import load, values

@@ -33,8 +33,7 @@ from ..engine.logits import GAP_CAP, compress, compress_mp  # effect of the cap:
 from ..engine.one_step import FloorSearch, target_classes
 from ..engine.precision import working
 from ..search import SearchResult, decisive, nelder_mead
-from .common import (ball_outcome, constant, dedicated_outcome, floor_outcome, fmt_vector,
-                     reference_of)
+from .common import ball_outcome, dedicated_outcome, floor_outcome, fmt_vector, reference_of
 from .thm1_step3 import STEP3
 from .thm1_steps import STEPS
 

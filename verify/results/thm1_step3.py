@@ -64,6 +64,11 @@ def _frac(r: sp.Rational) -> Fraction:
     return Fraction(int(r.p), int(r.q))
 
 
+def _times_d(r: sp.Rational) -> str:
+    """``r d`` as text: d/4, d/2, d, 4*d."""
+    return sp.sstr(r * sp.Symbol("d"))
+
+
 # ============================================================ proofs/thm1.md step 1: the target
 
 
@@ -284,11 +289,12 @@ def _judge_insertion_attention(case: Case, constants: Constants) -> Outcome:
     links["case1_sum"] = _nonneg_coefficients((1 + c) * a + r - a, c, a, r)
     ok = all(links.values())
     failed = [k for k, v in links.items() if not v]
+    lev, split = _times_d(LEVEL), _times_d(CASE_SPLIT)
     detail = (f"SymPy: gamma_s(z') = 1/(1+S) [{links['gamma_s']}], gamma_i(z') = gamma_i(z)"
               f"(1-gamma_s(z')) [{links['gamma_i']}], B(z') = B(z)(1-gamma_s(z')) for n symbolic "
               f"terms [{links['B']}]; 1/(1+S) decreasing [{links['decreasing']}] and "
-              f"1/(1+{LEVEL}d) <= 1/({LEVEL}d) = {sp.sstr(1 / (LEVEL * _d))} for every d > 0 "
-              f"[{links['level']}]; case 1: S >= a_i >= {CASE_SPLIT}d >= {LEVEL}d "
+              f"1/(1+{lev}) <= 1/({lev}) = {sp.sstr(1 / (LEVEL * _d))} for every d > 0 "
+              f"[{links['level']}]; case 1: S >= a_i >= {split} >= {lev} "
               f"[{links['case1'] and links['case1_sum']}]"
               + (f"; NOT PROVED: {', '.join(failed)}" if failed else ""))
     return Outcome(case.label, ok, None, Evidence.SYMBOLIC, detail)
@@ -391,18 +397,19 @@ def _judge_second_moment(case: Case, constants: Constants) -> Outcome:
     numeric = max(eng, eng12) <= 1 - _frac(GOOD)
     failed = [k for k, val in links.items() if not val]
     head = slack.subs(_j, 0) / _d**2  # the slack at E S = mu0 d, per d^2: the extreme case
-    fail = (f"; FAILS for every d at m = d, mu = {MEAN_RATIO_MIN} (E S = {MEAN_RATIO_MIN}d): "
+    mean, split, lev = _times_d(MEAN_RATIO_MIN), _times_d(CASE_SPLIT), _times_d(LEVEL)
+    fail = (f"; FAILS for every d at m = d, mu = {MEAN_RATIO_MIN} (E S = {mean}): "
             f"slack/d^2 = {head}, first at d = 9" if not links["slack"] and head < 0 else "")
-    detail = (f"SymPy: Cantelli from 1{{Y>=t}} <= (Y+u)^2/(t+u)^2 at u = V/t [{links['cantelli']}]; "
-              f"Var(sum of m iid) = m Var xi from the mgf [{links['variance']}]; given |z| = m, "
-              f"y = -1 each word has probability (d-1)^-m [{links['law']}]; E xi^2 <= a_max mu "
-              f"[{links['second']}]; E S = m mu >= {MEAN_RATIO_MIN}d [{links['mean']}]; "
-              f"V/(V+t^2) increasing in V [{links['increasing']}]; with V <= {CASE_SPLIT}dX, "
-              f"t = X - {LEVEL}d, X = {MEAN_RATIO_MIN}d + j: (1-{GOOD})t^2 - {GOOD}V >= 0 is "
-              f"{sp.sstr(sp.collect(slack, [_d, _j]))} >= 0 [{links['slack']}]; so "
-              f"P(S > {LEVEL}d) >= {best} >= {GOOD}"
+    detail = (f"SymPy: Cantelli from 1{{Y>=t}} <= (Y+u)^2/(t+u)^2 at u = V/t "
+              f"[{links['cantelli']}]; Var(sum of m iid) = m Var xi from the mgf "
+              f"[{links['variance']}]; given |z| = m, y = -1 each word has probability "
+              f"(d-1)^-m [{links['law']}]; E xi^2 <= a_max mu [{links['second']}]; E S = m mu >= "
+              f"{mean} [{links['mean']}]; V/(V+t^2) increasing in V [{links['increasing']}]; "
+              f"with V <= ({split}) X, t = X - {lev}, X = {mean} + j: (1-{GOOD})t^2 - {GOOD}V "
+              f">= 0 is {sp.sstr(sp.collect(slack, [_d, _j]))} >= 0 [{links['slack']}]; so "
+              f"P(S > {lev}) >= {best} >= {GOOD}"
               + (f"; NOT PROVED: {', '.join(failed)}" if failed else "") + fail
-              + f". Exact binomial, two-valued a (a_hi = {CASE_SPLIT}d - 1/1000): max "
+              + f". Exact binomial, two-valued a (a_hi = {split} - 1/1000): max "
               f"P(S <= d/4) = {float(eng):.4f} at d = 9 (m, k = {where[:2]}), {float(eng12):.4f} "
               f"at d = 12, <= 1 - {GOOD} (agrees: {numeric})")
     return Outcome(case.label, bool(ok and numeric), float(best / GOOD), Evidence.SYMBOLIC, detail)
