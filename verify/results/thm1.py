@@ -227,7 +227,7 @@ def reevaluate(d: int, s: int, beta0: np.ndarray, eta: float, dps: int) -> tuple
 LARGE_SEARCH = {
     Profile.QUICK: dict(ds=[9], random=0, n_eta=4, evals=0, dps=15),
     Profile.DEFAULT: dict(ds=[9], random=2, n_eta=12, evals=40, dps=20),
-    Profile.FULL: dict(ds=[9, 10, 11, 12, 16, 24, 32], random=8, n_eta=19, evals=150, dps=25),
+    Profile.FULL: dict(ds=[9, 10, 12, 16, 24], random=4, n_eta=19, evals=100, dps=25),
 }
 
 
