@@ -148,7 +148,7 @@ def test_explain_prints_value_meaning_source_checks_and_proof_steps(capsys):
     assert out.startswith("thm1.c3 = 1/6912")
     assert "meaning: risk floor c3 of Theorem 1" in out and "source:  paper, end of A.6" in out
     assert "thm1.rho_bound" in out and "thm1.floor" in out and "prop2.floor" not in out
-    assert "proofs/thm1.md step 5" in out
+    assert "proofs/thm1.md step 9" in out  # the last inequality (step 5 before step 3 was rebuilt)
     code, out, _ = run_cli(capsys, "explain", "thm2.T_factor", "--json")
     data = json.loads(out)
     assert data["exact"] == "4" and "thm2.T_chain" in [c["check"] for c in data["checks"]]
