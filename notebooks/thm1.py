@@ -20,12 +20,13 @@
 # with any $\eta \ge 0$, then pick *any* output $\beta$. Some target $s$ still has
 # $L_s(\alpha'_s, \beta) \ge c_3 = 1/6912$.
 #
-# Only part of the proof (A.6) survives in the text. Below, each surviving step is computed live:
-# expressions come from SymPy functions in `verify.results.thm1`, numbers come from the general
-# engine (`verify.engine.general`), and verdicts come from the registered checks. The lost steps
-# are replaced by a *measured* floor (section 6): that is search evidence, not a proof.
+# Only part of the proof (A.6) survives in the text; `proofs/thm1.md` reconstructs the lost step 3
+# and proves every step for every $d \ge 9$. Below, each step is computed live: expressions come
+# from SymPy functions in `verify.results.thm1_steps` and `thm1_step3`, numbers come from the
+# general engine (`verify.engine.general`), and verdicts come from the registered checks. Section
+# 6 adds the measured floor (search evidence beside the proof).
 #
-# Run time: about 10 s on two cores.
+# Run time: about 20 s on two cores.
 
 # %%
 import matplotlib.pyplot as plt
@@ -39,7 +40,7 @@ from verify.report import notebook
 from verify.checks import Profile
 from verify.engine import general
 from verify.engine.distribution import WordDistribution
-from verify.results import thm1, thm1_steps
+from verify.results import thm1, thm1_step3, thm1_steps
 
 sp.init_printing()
 CONSTANTS = vconst.values(vconst.load())  # proofs/constants.toml, as exact fractions
@@ -117,14 +118,66 @@ print("1 - e^(-1/2) =", sp.N(1 - sp.exp(sp.Rational(-1, 2)), DPS), " vs 1/8")
 run_check("thm1.appearance");
 
 # %% [markdown]
-# ## 3. The other case and the bound $\ell \ge 1/8$ (lost)
+# ## 3. The lost step, reconstructed: the target, the second moments, $\ell \ge 1/8$
 #
-# The case $\max_{i \ne s} a_i < d/2$ uses second moments of $\xi$. It and the step "$\ell \ge 1/8$
-# on $G_m \cup Z(z)$" are missing from the text, and so is the sub-case $\beta_s > d/4$. The text
-# gives that sub-case the constant 1/2080 (`thm1.c_large_output`); we only report it next to the
-# measured floor. None of these steps has a check of its own. The measured floor in section 6
-# covers the conclusion.
+# The text lost how the target is chosen, the case $\max_{i \ne s} a_i < d/2$ (second moments of
+# $\xi$) and the bound $\ell \ge 1/8$ on $G_m \cup Z(z)$. `proofs/thm1.md` rebuilds them (steps
+# 1, 3, 5, 6, 8, 11); here are the numbers behind each step, then the checks that prove them.
 #
+# **The target (step 1).** On every word $\sum_s \partial_{\alpha_s}\ell_s = 0$, so the own
+# partials $g^{(s)}_s = \partial_{\alpha_s} L_s(0, \beta^{(0)})$ sum to zero over the targets and
+# one of them is $\ge 0$. The proof takes that target. Its attention step then moves the other
+# symbols up on average, so $\mu$, the mean of $a_i = e^{\alpha'_i - \alpha'_s}$, is at least 1.
+# Below: the engine's gradients at $d = 9$ for $\beta^{(0)} = 2e_0$ (target 0 is learnable, and
+# its own partial is negative, so the proof never takes it).
+
+# %%
+D3 = 9
+fs3 = thm1.FloorSearch(D3)
+grads3 = fs3.grads(2 * np.eye(D3)[0], list(range(D3)))
+own = np.array([grads3[s][s] for s in range(D3)])
+s_star = thm1.chosen_target(grads3)
+print("own partials g^(s)_s:", np.round(own, 5), " sum:", f"{own.sum():.1e}")
+print("chosen target:", s_star)
+for eta in (1e-2, 1.0, 1e2, 1e4):
+    x = np.delete(-eta * (grads3[s_star] - grads3[s_star][s_star]), s_star)
+    print(f"  eta = {eta:>7g}: mu = mean a_i = {np.exp(x).mean():.6g}")
+
+# %% [markdown]
+# **Case 2 (step 5).** Given $|z| = m$ and $y = -1$, $S = \sum_t \xi_t$ has mean $m\mu \ge d$
+# and variance at most $(d/2)\,m\mu$, and Cantelli's inequality gives
+# $P(S \le d/4) \le 8/17$. The worst ratio vectors for this probability put two symbols just
+# below $d/2$ and the rest at 0; their exact binomial probabilities sit far below $8/17$.
+
+# %%
+for dd in (9, 12, 20):
+    worst, (mm, kk, lo) = thm1_step3.two_valued_worst(dd, range(dd, dd + 6))
+    print(f"d = {dd:>2}: max P(S <= d/4) = {float(worst):.4f} (m = {mm}, {kk} symbols near d/2) "
+          f"<= 8/17 = {8 / 17:.4f}")
+slack, best = thm1_step3.second_moment_slack()
+display(sp.Eq(sp.Symbol("(7/8) t^2 - (1/8) V"), slack))
+display(sp.Eq(sp.Symbol("P(G_m) lower bound"), best))
+
+# %% [markdown]
+# **The loss on $\{z\} \cup Z(z)$ (step 6)** and **the case $\beta_s > d/4$ (step 10).** On
+# $G_m$ every inserted word has $\gamma_s(z') \le 4/d$, so for $\beta_s \le d/4$ either the negative
+# word or all its insertions lose at least 1/8. For $\beta_s > d/4$ the words made only of $s$
+# lose $\tfrac12(d/4-2)^2$ each, with total probability $1/(d^2-2d+2)$: exactly $1/2080$ at $d=9$.
+
+# %%
+links, corner = thm1_step3.insertion_loss_corner()
+display(sp.Eq(sp.Symbol("max f(z') - 1 on the region"), corner))
+display(sp.Eq(sp.Symbol("P(w = s...s)"), thm1_steps.words_of_s_mass()))
+for dd in (9, 10, 16, 100):
+    v = sp.Rational(1, 2) * (sp.Rational(dd, 4) - 2) ** 2 / (dd**2 - 2 * dd + 2)
+    print(f"d = {dd:>3}: (1/2)(d/4-2)^2/(d^2-2d+2) = {v} ~ {float(v):.6f} (x{float(v / C_LARGE):.3g} 1/2080)")
+
+# %%
+for cid in ("thm1.target_choice", "thm1.insertion_attention", "thm1.second_moment",
+            "thm1.pointwise_loss", "thm1.large_output"):
+    run_check(cid)
+
+# %% [markdown]
 # ## 4. The mass of long negative words (A.6, end)
 #
 # `long_negative_mass` has SymPy sum the geometric series
@@ -208,7 +261,8 @@ show(fig, "rho_bound")
 
 # %%
 run_check("thm1.rho_bound")
-run_check("thm1.chain");
+run_check("thm1.chain")
+run_check("thm1.conclusion");
 
 # %% [markdown]
 # How much room is there? We override `thm1.c3` the same way `verify check --set` does. At
@@ -223,7 +277,7 @@ for value in ("1/2000", "1/1900"):
         print(f"c3 = {value}: [{cid}] passed = {out.passed}: {out.detail}")
 
 # %% [markdown]
-# ## 6. The conclusion, measured (the lost steps replaced by a search)
+# ## 6. The conclusion, measured (search evidence beside the proof)
 #
 # We write $F(\beta^{(0)}, \eta) = \max_s \min_\beta L_s(\alpha'_s, \beta)$. `FloorSearch` computes
 # the attention gradient at $\alpha = 0$ on the float64 path (`general.evaluate_float`), caps large
@@ -327,14 +381,19 @@ run_check("thm1.floor", {"d": [9]});
 # %% [markdown]
 # ## Summary
 #
-# | step | what it says | check | evidence |
+# | step (proofs/thm1.md) | what it says | check | evidence |
 # |---|---|---|---|
-# | 1 | $\rho(Z(z))/\rho(z) \ge \tfrac12$ | `thm1.insertion_ratio` | symbolic |
-# | 2 | the heaviest symbol appears w.p. $\ge 1/8$ | `thm1.appearance` | symbolic |
-# | 3 | second-moment case, $\ell \ge 1/8$, $\beta_s > d/4$ | none (lost) | — |
-# | 4 | $P(y=-1, \lvert w\rvert \ge d) = \tfrac12(1-2/d)^{d-1}$ | `thm1.long_negative_mass` | symbolic |
-# | 5 | $\tfrac1{256}(1-2/d)^{d-1} \ge c_3$ | `thm1.rho_bound`, `thm1.chain` | symbolic |
-# | 6 | $F \ge c_3$ | `thm1.floor` | search |
+# | 1 | some target has $\partial_{\alpha_s}L_s \ge 0$; then $\mu \ge 1$ | `thm1.target_choice` | symbolic |
+# | 2 | $\rho(Z(z))/\rho(z) \ge \tfrac12$, the sets disjoint | `thm1.insertion_ratio` | symbolic |
+# | 3 | $\gamma_s(z') = 1/(1+S)$, $\le 4/d$ on $G_m$ | `thm1.insertion_attention` | symbolic |
+# | 4 | case 1: the heaviest symbol appears w.p. $\ge 1/8$ | `thm1.appearance` | symbolic |
+# | 5 | case 2: $P(S > d/4) \ge 9/17$ (Cantelli) | `thm1.second_moment` | symbolic |
+# | 6 | $\ell \ge 1/8$ on $z$ or on $Z(z)$ | `thm1.pointwise_loss` | symbolic |
+# | 7 | $P(y=-1, \lvert w\rvert \ge d) = \tfrac12(1-2/d)^{d-1}$ | `thm1.long_negative_mass` | symbolic |
+# | 8, 11 | the sum and the conclusion | `thm1.conclusion` | symbolic |
+# | 9 | $\tfrac1{256}(1-2/d)^{d-1} \ge c_3$ | `thm1.rho_bound`, `thm1.chain` | symbolic |
+# | 10 | $\beta_s > d/4$: $L_s \ge 1/2080$ | `thm1.large_output` | symbolic |
+# | — | $F \ge c_3$ | `thm1.floor` | search |
 
 # %%
 failed = sorted({cid for cid, out in OUTCOMES if out.passed is not True})

@@ -234,7 +234,7 @@ def test_an_integrand_without_bound_gives_an_undeciding_ball():
 
 
 @pytest.mark.parametrize("check_id", ["prop3.certified_floor", "lemma-low-attention.certified_ceiling",
-                                      "thm1.certified_floor"])
+                                      "thm1.certified_value"])
 def test_certified_floor_details_do_not_depend_on_the_clock(check_id, monkeypatch):
     """Same seed, same bytes: a certified floor's detail carries no wall time (a clock that
     jumps by 1000 s at every reading leaves it unchanged)."""
@@ -267,7 +267,7 @@ def test_each_certified_point_value_says_what_it_bounds(monkeypatch):
               for c in r.checks}
     assert "upper bound of inf_alpha" in checks["prop2.certified_value"].claim
     assert "ceiling" in checks["lemma-low-attention.certified_ceiling"].claim
-    points = ("prop2.certified_value", "lemma-low-attention.certified_ceiling", "thm1.certified_floor")
+    points = ("prop2.certified_value", "lemma-low-attention.certified_ceiling", "thm1.certified_value")
     assert all(checks[i].covers is Reach.POINTS for i in points if i in checks)
     assert checks["prop2.all_parameters"].covers is Reach.RANGE  # the cube certificate (issue 29)
     assert current_ids(list(RENAMED)) == list(RENAMED.values())

@@ -134,7 +134,7 @@ def test_every_result_has_a_well_formed_proof_that_names_every_claiming_check():
 def test_the_lost_steps_are_open_nodes():
     graph = proof_graph()
     open_nodes = {n for n, ob in graph.items() if ob.discharge is Discharge.OPEN}
-    assert {"thm1.step3", "prop2.small.lost", "prop3.a4", "prop4.rest-of-a5", "cor1.concentration"} <= open_nodes
+    assert {"prop2.small.lost", "prop3.a4", "prop4.rest-of-a5", "cor1.concentration"} <= open_nodes
 
 
 def declared():
@@ -148,7 +148,7 @@ def test_declared_verdicts_name_their_ranges_and_weakest_links():
     assert found["lemma-symmetry"].category == "proved"
     assert found["thm2"].category == "proved in part"
     assert "ε ∈ (0, 10⁻⁶]: certified, engine only (thm2.eps-tail)" in found["thm2"].text
-    assert found["thm1"].category == "supported" and "thm1.search" in found["thm1"].text
+    assert found["thm1"].text == "proved for d ≥ 9"  # A.6's lost step 3 reconstructed (thm1_step3)
     assert found["cor1"].category == "supported" and "cor1.concentration" in found["cor1"].text
 
 
@@ -182,7 +182,7 @@ def test_facts_read_the_checker_and_the_box_from_outcome_values():
 def test_verify_ledger_prints_each_results_tree_and_counts(capsys):
     assert main(["ledger"]) == 0
     out = capsys.readouterr().out
-    assert "thm1.step3: open — open" in out and "results proved over their whole stated range" in out
+    assert "prop4.rest-of-a5: open — open" in out and "results proved over their whole stated range" in out
     assert main(["ledger", "thm2", "--json", "-"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert set(data["results"]) == {"thm2"} and "thm2.eps-tail" in data["nodes"]
@@ -212,7 +212,7 @@ def test_the_blueprints_give_the_same_bytes_twice(tmp_path):
     for name in ("thm2.png", "paper.png"):
         assert (first / name).read_bytes() == (second / name).read_bytes()
     uses = blueprint.condensed(graph, [r.id for r in REGISTRY])
-    assert "thm1.step3" in uses["thm1"] and "lemma-symmetry" in uses["thm2"]
+    assert "prop4.rest-of-a5" in uses["prop4"] and "lemma-symmetry" in uses["thm2"]
 
 
 def test_the_committed_blueprints_cover_every_result():

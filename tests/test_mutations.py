@@ -28,7 +28,8 @@ from verify.run.runner import CheckReport
 RED = ("FAIL", "undecided", "discrepancy not reproduced")
 # checks whose honest red under their mutation is not FAIL (every other one must FAIL)
 NOT_FAIL: dict[str, str] = {}
-EXHIBITS = {"thm2.tightness_eta2", "thm2.tightness_T", "cor1.sample_C", "prop1.tightness"}
+EXHIBITS = {"thm2.tightness_eta2", "thm2.tightness_T", "cor1.sample_C", "prop1.tightness",
+            "thm1.large_output_tightness"}
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,18 @@ def _raised_uniform_floor(mp):  # the bound of prop3.sharp 0.01 above the true F
     from verify.certify import cube
     real = cube.uniform_floor
     mp.setattr(cube, "uniform_floor", lambda d: real(d) + arb(1) / 100)
+
+
+def _label_twice(mp):  # a word counted positive only when s occurs twice: y_s gamma_s != gamma_s
+    from verify.results import thm1_step3
+    mp.setattr(thm1_step3, "label", lambda c: sp.Piecewise((1, c >= 2), (-1, True)))
+
+
+def _step3_hypothesis(name, value):  # one hypothesis of Theorem 1's reconstructed step 3
+    def patch(mp):
+        from verify.results import thm1_step3
+        mp.setattr(thm1_step3, name, value)
+    return patch
 
 
 def _wrong_insertion_ratio(mp):
@@ -302,7 +315,7 @@ MUTATIONS: dict[str, Mutation] = {
     "lemma-low-attention.certified_ceiling": Mutation("factor 1/1000",
                                                     {"lemma.low_attention_factor": "1/1000"},
                                                     params={"budget": 4}),
-    "thm1.certified_floor": Mutation("c3 = 10", {"thm1.c3": "10"}, params=SMALL_THM1),
+    "thm1.certified_value": Mutation("c3 = 10", {"thm1.c3": "10"}, params=SMALL_THM1),
     "prop4.floor": Mutation("c4 = 10", {"prop4.c4": "10"}, params={"budget": 4, "mpmath": False},
                             pick=_at(H=1)),
     "lemma-low-attention.per_word": Mutation("factor 1/2", {"lemma.low_attention_factor": "1/2"}),
@@ -313,8 +326,19 @@ MUTATIONS: dict[str, Mutation] = {
     "thm1.long_negative_mass": Mutation("mass x 2", patch=_wrong_long_mass),
     "thm1.rho_bound": Mutation("c3 = 1/100", {"thm1.c3": "1/100"}),
     "thm1.chain": Mutation("c3 = 1/100", {"thm1.c3": "1/100"}),
-    "thm1.large_output": Mutation("bound 10", {"thm1.c_large_output": "10"},
-                                  params={"random": 0, "n_eta": 2, "evals": 0}),
+    "thm1.large_output": Mutation("c_large_output = 1/2079 (above its exact value at d = 9)",
+                                  {"thm1.c_large_output": "1/2079"}),
+    "thm1.target_choice": Mutation("positive only when s occurs twice (y_s gamma_s != gamma_s)",
+                                   patch=_label_twice),
+    "thm1.insertion_attention": Mutation("case split at d/8 (case 1 misses G_m = {S >= d/4})",
+                                         patch=_step3_hypothesis("CASE_SPLIT", sp.Rational(1, 8))),
+    "thm1.second_moment": Mutation("mu >= 1/4 (the target choice dropped)",
+                                   patch=_step3_hypothesis("MEAN_RATIO_MIN", sp.Rational(1, 4))),
+    "thm1.pointwise_loss": Mutation("beta_s <= d/2 instead of d/4",
+                                    patch=_step3_hypothesis("LARGE", sp.Rational(1, 2))),
+    "thm1.conclusion": Mutation("c3 = 1/2000 (above c_large_output = 1/2080)", {"thm1.c3": "1/2000"}),
+    "thm1.chosen_target": Mutation("c3 = 10", {"thm1.c3": "10"},
+                                   params={"random": 0, "n_eta": 2, "evals": 0}),
     "thm1.floor": Mutation("c3 = 10", {"thm1.c3": "10"}, params=SMALL_THM1),
     "thm2.hypotheses": Mutation("eta1_scale = 2 (eta1 > sqrt(d))", {"thm2.eta1_scale": "2"}),
     "thm2.final": Mutation("C = 1e-6", {"thm2.C": "1/1000000"}, pick=_at(d=10, eps=0.001)),
@@ -366,7 +390,7 @@ ENGINE_FAULTS: dict[str, Mutation] = {
                                       params={"budget": 4, "mpmath": False}),
     "lemma-low-attention.certified_ceiling": Mutation("head bound dropped, integrals from t = p",
                                                       patch=_dropped_head, params={"budget": 4}),
-    "thm1.certified_floor": Mutation("Gauss rule without its error bound (a shrunken enclosure)",
+    "thm1.certified_value": Mutation("Gauss rule without its error bound (a shrunken enclosure)",
                                      patch=_shrunken_enclosure, params=SMALL_THM1),
     "prop1.certified_box": Mutation("moments of gamma_s for those of 1 - gamma_s",
                                     patch=_moments_of_the_wrong_variable, params={"boxes": 50}),

@@ -111,11 +111,11 @@ def test_changing_thm1_c3_runs_only_the_checks_that_read_it(capsys, monkeypatch,
     asked = _asked(monkeypatch)
     code, out, _ = run_cli(capsys, "all", "--affected-by", "thm1.c3", "--output", str(tmp_path / "r.md"))
     assert code == 0
-    # Theorem 1's four checks that compare with c3 (the certified floor too), and the contrast,
-    # whose judge runs thm1.floor
-    assert asked == [["thm1.rho_bound", "thm1.chain", "thm1.floor", "thm1.certified_floor",
-                      "contrast.separation"]]
-    assert "affected by thm1.c3: 5 checks" in out
+    # Theorem 1's six checks that compare with c3 (the assembled proof, the searches and the
+    # certified value too), and the contrast, whose judge runs thm1.floor
+    assert asked == [["thm1.rho_bound", "thm1.chain", "thm1.conclusion", "thm1.chosen_target",
+                      "thm1.floor", "thm1.certified_value", "contrast.separation"]]
+    assert "affected by thm1.c3: 7 checks" in out
     old = (deps.PROOFS / "constants.toml").read_text()
     changed = tmp_path / "old.toml"
     changed.write_text(old.replace('value = "1/6912"', 'value = "1/7000"'))
@@ -148,7 +148,7 @@ def test_explain_prints_value_meaning_source_checks_and_proof_steps(capsys):
     assert out.startswith("thm1.c3 = 1/6912")
     assert "meaning: risk floor c3 of Theorem 1" in out and "source:  paper, end of A.6" in out
     assert "thm1.rho_bound" in out and "thm1.floor" in out and "prop2.floor" not in out
-    assert "proofs/thm1.md step 5" in out
+    assert "proofs/thm1.md step 9" in out  # the last inequality (step 5 before step 3 was rebuilt)
     code, out, _ = run_cli(capsys, "explain", "thm2.T_factor", "--json")
     data = json.loads(out)
     assert data["exact"] == "4" and "thm2.T_chain" in [c["check"] for c in data["checks"]]

@@ -109,10 +109,17 @@ def test_thm1_floor_report_ignores_ulp_changes_of_the_engine(tmp_path, monkeypat
     assert _report(tmp_path, "after", *args) == before
 
 
-def test_thm1_large_output_report_ignores_ulp_changes_of_the_engine(tmp_path, monkeypatch):
-    args = ("thm1.large_output", "--d", "9", "--profile", "quick")
+def test_thm1_large_output_tightness_report_ignores_ulp_changes_of_the_engine(tmp_path, monkeypatch):
+    args = ("thm1.large_output_tightness", "--d", "9", "--profile", "quick")
     before = _report(tmp_path, "before", *args)
     monkeypatch.setattr(general, "target_moments_batch", _perturbed(general.target_moments_batch, -3))
+    assert _report(tmp_path, "after", *args) == before
+
+
+def test_thm1_chosen_target_report_ignores_ulp_changes_of_the_engine(tmp_path, monkeypatch):
+    args = ("thm1.chosen_target", "--d", "9", "--profile", "quick")
+    before = _report(tmp_path, "before", *args)
+    monkeypatch.setattr(general, "target_floors_batch", _perturbed(general.target_floors_batch, 3))
     assert _report(tmp_path, "after", *args) == before
 
 
@@ -127,7 +134,7 @@ def test_same_bytes_with_one_or_two_workers(tmp_path):
     # whether the Arb upper end was the loss at it or at a point scaled inside (issue 26, item 9)
     (("prop4.certified_floor", "--d", "9"), "verify.results.prop4", "trust_region"),
     (("prop3.certified_floor", "--d", "3"), "verify.engine.general", "target_moments_float"),
-    (("thm1.certified_floor", "--d", "9"), "verify.engine.general", "target_floors_batch"),
+    (("thm1.certified_value", "--d", "9"), "verify.engine.general", "target_floors_batch"),
     (("lemma-low-attention.certified_ceiling", "--d", "3"), "verify.engine.general",
      "second_diagonal_float"),
 ], ids=["prop4", "prop3", "thm1", "lemma"])

@@ -24,7 +24,7 @@ NO_MATPLOTLIB = ("Figures: not drawn (matplotlib is not installed; `pip install 
 FLOORS = (("prop2", "prop2.floor", "prop2.certified_floor", "prop2.c1", "Proposition 2: inf over alpha"),
           ("prop3", "prop3.floor", "prop3.certified_floor", "prop3.c2", "Proposition 3: inf over beta"),
           ("prop4", "prop4.floor", "prop4.certified_floor", "prop4.c4", "Proposition 4: inf over B"),
-          ("thm1", "thm1.floor", "thm1.certified_floor", "thm1.c3", "Theorem 1: attention first"))
+          ("thm1", "thm1.floor", "thm1.certified_value", "thm1.c3", "Theorem 1: attention first"))
 PLANS = (("three_phase", "three phases"), ("attention_only", "attention only"),
          ("output_only", "output only"), ("heads", "H heads"), ("attention_first", "attention first"))
 DPI = 90

@@ -31,6 +31,7 @@ EXPERIMENTS: tuple[Result, ...] = (experiments.RESULT,)
 RENAMED: dict[str, str] = {
     "prop2.certified_floor": "prop2.certified_value",  # a value at one alpha bounds inf from above
     "lemma-low-attention.certified_floor": "lemma-low-attention.certified_ceiling",  # an upper end
+    "thm1.certified_floor": "thm1.certified_value",  # a value at thm1.floor's point: no floor
 }
 
 

@@ -4,6 +4,8 @@ constant (once exactly, once along the paper's chain).  Part of :mod:`verify.res
 (which registers these checks with its measured floor)."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 import mpmath
 import sympy as sp
 
@@ -52,18 +54,27 @@ def _judge_insertion(case: Case, constants: Constants) -> Outcome:
     slack = sp.together(ratio.subs({_m: _d + _j}).subs({_d: 3 + _k}) - sp.Rational(1, 2))
     num, den = sp.fraction(sp.factor(slack))
     proved = _nonneg_poly(num, _k, _j) and _nonneg_poly(den, _k, _j) and sp.Poly(num, _k, _j).coeffs()[-1] > 0
-    # cross-check of the count and the ratio on every negative word of small length (exact)
+    # cross-check of the count and the ratio on every negative word of small length (exact), and
+    # of the disjointness the sum over z uses: deleting the one s of z' gives back z, so the sets
+    # {z} u Z(z) of different negative z never meet (a hand proof; enumerated here)
     import itertools
-    brute = True
+    brute = disjoint = True
     for d in (3, 4):
         for m in range(d, d + 2):
+            seen: set = set()
             for z in itertools.product(range(1, d), repeat=m):  # s = 0 absent
-                if len(insertion_words(z, 0)) != m + 1 or insertion_ratio(d, z, 0) != ratio.subs({_d: d, _m: m}):
+                Z = insertion_words(z, 0)
+                if len(Z) != m + 1 or insertion_ratio(d, z, 0) != ratio.subs({_d: d, _m: m}):
                     brute = False
-    return Outcome(case.label, bool(proved and brute), None, Evidence.SYMBOLIC,
+                if seen & Z or any(tuple(a for a in w if a != 0) != z for w in Z):
+                    disjoint = False
+                seen |= Z
+    return Outcome(case.label, bool(proved and brute and disjoint), None, Evidence.SYMBOLIC,
                    f"rho(Z)/rho(z) = {sp.sstr(ratio)}; with d = 3+k, m = d+j: "
                    f"ratio - 1/2 = ({sp.sstr(sp.expand(num))})/({sp.sstr(den)}) >= 0; "
-                   f"exact enumeration d = 3, 4, m = d, d+1 agrees: {brute}")
+                   f"exact enumeration d = 3, 4, m = d, d+1 agrees: {brute}; the sets Z(z) are "
+                   f"disjoint and deleting s inverts the insertion there (hand proof, "
+                   f"enumerated): {disjoint}")
 
 
 def appearance_probability() -> sp.Expr:
@@ -82,30 +93,42 @@ def _judge_appearance(case: Case, constants: Constants) -> Outcome:
     expo = sp.simplify(_d / (2 * (_d - 1)) - sp.Rational(1, 2))  # 1/(2(d-1)) >= 0
     link2 = sp.simplify(expo - 1 / (2 * (_d - 1))) == 0
     link3 = bool(sp.exp(sp.Rational(-1, 2)) <= sp.Rational(7, 8))
+    # m >= d >= d/2: (1 - 1/(d-1))^m <= (1 - 1/(d-1))^(d/2) since 0 < 1 - 1/(d-1) < 1 (d = 3 + k:
+    # (k+1)/(k+2) and 1/(k+2), positive)
+    r = sp.factor(sp.together((1 - 1 / (_d - 1)).subs(_d, 3 + _k)))
+    link0 = all(_nonneg_poly(part, _k) and sp.Poly(part, _k).eval(0) > 0
+                for e in (r, 1 - r) for part in sp.fraction(sp.factor(sp.together(e))))
     value = 1 - sp.exp(sp.Rational(-1, 2))
     # numeric confirmation on a dense range (the exact quantity, not the chain)
     exact = sp.lambdify(_d, appearance_probability(), "mpmath")
     worst = min(exact(mpmath.mpf(d)) for d in range(3, 2001))
-    proved = link1 and link2 and link3 and worst >= mpmath.mpf(1) / 8
+    proved = link0 and link1 and link2 and link3 and worst >= mpmath.mpf(1) / 8
     return Outcome(case.label, bool(proved), float(value - sp.Rational(1, 8)), Evidence.SYMBOLIC,
-                   f"1 - e^(-1/2) = {float(value):.5f} >= 1/8; min over d = 3..2000 of the exact "
+                   f"P(the maximiser occurs in z | |z| = m >= d) = 1 - (1 - 1/(d-1))^m >= "
+                   f"1 - (1 - 1/(d-1))^(d/2) (0 < 1 - 1/(d-1) < 1: {link0}) >= 1 - e^(-1/2) = "
+                   f"{float(value):.5f} >= 1/8; min over d = 3..2000 of the exact "
                    f"quantity {mpmath.nstr(worst, 6)}", margin_kind="difference")
+
+
+def in_unit_interval(r: sp.Expr, start: int = 3) -> bool:
+    """0 < r(d) < 1 for every d >= start: with d = start + k, r and 1 - r are quotients of
+    polynomials in k >= 0 with non-negative coefficients and a positive constant term."""
+    proved = True
+    for expr in (r, 1 - r):
+        num, den = sp.fraction(sp.factor(sp.together(expr.subs(_d, start + _k))))
+        for part in (num, den):
+            poly = sp.Poly(sp.expand(part), _k)
+            proved &= _nonneg_poly(part, _k) and poly.eval(0) > 0
+    return bool(proved)
 
 
 def series_ratio() -> tuple[sp.Expr, bool]:
     """(r, proved): the ratio r = q (d-1)/d of the geometric series in the word length, and
-    whether 0 < r < 1 is proved for every d >= 3: SymPy simplifies r to (d-2)/d; with d = 3 + k,
-    r = (k+1)/(k+3) and 1 - r = 2/(k+3) are quotients of polynomials in k >= 0 with non-negative
-    coefficients and a positive constant term, hence positive for every k >= 0."""
+    whether 0 < r < 1 is proved for every d >= 3 (:func:`in_unit_interval`): SymPy simplifies r
+    to (d-2)/d; with d = 3 + k, r = (k+1)/(k+3) and 1 - r = 2/(k+3)."""
     r = (1 - 1 / (_d - 1)) * (_d - 1) / _d
     same = sp.simplify(r - (_d - 2) / _d) == 0
-    proved = same
-    for expr in (r, 1 - r):
-        num, den = sp.fraction(sp.factor(sp.together(expr.subs(_d, 3 + _k))))
-        for part in (num, den):
-            poly = sp.Poly(sp.expand(part), _k)
-            proved &= _nonneg_poly(part, _k) and poly.eval(0) > 0
-    return sp.simplify(r), bool(proved)
+    return sp.simplify(r), bool(same and in_unit_interval(r))
 
 
 def long_negative_mass() -> sp.Expr:
@@ -235,6 +258,74 @@ def _judge_chain(case: Case, constants: Constants) -> Outcome:
                    f"the exact bound is thm1.rho_bound")
 
 
+def words_of_s_mass() -> sp.Expr:
+    """P(w = s s ... s) = sum_(m >= 1) p q^(m-1) d^(-m) by SymPy summation of the geometric series
+    in the length, under its condition r = q/d < 1, which :func:`in_unit_interval` proves for
+    every d >= 3.  Raises ArithmeticError if SymPy's condition is anything else."""
+    m = sp.Symbol("m", integer=True, positive=True)
+    r = sp.Symbol("r", positive=True)
+    p = 1 / (_d - 1)
+    q = 1 - p
+    series = sp.piecewise_fold(sp.summation(r ** (m - 1), (m, 1, sp.oo)))
+    closed = series
+    if isinstance(series, sp.Piecewise):
+        closed, condition = series.args[0]
+        if condition not in (r < 1, sp.Abs(r) < 1) or not in_unit_interval(q / _d):
+            raise ArithmeticError(f"convergence condition {condition} not proved for all d >= 3")
+    return sp.simplify(p / _d * closed.subs(r, q / _d))
+
+
+def large_output_slack(bound: sp.Rational) -> sp.Expr:
+    """(1/2)(d/4 - 2)^2 P(w = s...s) - bound with d = 9 + k, as one fraction in k."""
+    d = 9 + _k
+    return sp.factor(sp.together(sp.Rational(1, 2) * (d / 4 - 2) ** 2 / (d**2 - 2 * d + 2) - bound))
+
+
+def _judge_large_output(case: Case, constants: Constants) -> Outcome:
+    """The case beta_s > d/4 of A.6, for every attention and every d >= 9: on the words made only
+    of s, gamma_s = 1 whatever alpha is, so f = beta_s - 1, y = +1 and l = (beta_s - 2)^2/2, which
+    exceeds (d/4 - 2)^2/2 when beta_s > d/4 >= 2; those words have probability 1/(d^2 - 2d + 2),
+    and (1/2)(d/4 - 2)^2/(d^2 - 2d + 2) >= c_large_output (equality at d = 9 for 1/2080)."""
+    bound = rational(constants["thm1.c_large_output"])
+    try:
+        mass = words_of_s_mass()
+    except ArithmeticError as exc:
+        return Outcome(case.label, None, None, Evidence.SYMBOLIC, f"not proved: {exc}")
+    links = dict(mass=sp.simplify(mass - 1 / (_d**2 - 2 * _d + 2)) == 0)
+    m, a, bs = sp.Symbol("m", positive=True), sp.Symbol("a", real=True), sp.Symbol("beta_s", real=True)
+    gamma_s = m * sp.exp(a) / (m * sp.exp(a))  # C_s = m and every other count 0
+    links["gamma"] = sp.simplify(gamma_s) == 1
+    loss = (bs * gamma_s - 1 - 1) ** 2 / 2
+    links["loss"] = sp.simplify(loss - (bs - 2) ** 2 / 2) == 0
+    x = sp.Symbol("x", nonnegative=True)  # beta_s = d/4 + x: the loss increases in x
+    links["increasing"] = _nonneg_poly(sp.diff(((9 + _k) / 4 + x - 2) ** 2 / 2, x), _k, x)
+    slack = large_output_slack(bound)
+    num, den = sp.fraction(slack)
+    links["bound"] = _nonneg_poly(num, _k) and _nonneg_poly(den, _k)
+    # the engine's word law at d = 9 (a second route): exact partial sum and its geometric tail
+    from ..engine.distribution import WordDistribution
+
+    dist = WordDistribution(9)
+    partial = sum(dist.word_probability((0,) * n) for n in range(1, 41))
+    tail = dist.word_probability((0,) * 41) / (1 - dist.q / 9)
+    engine = partial <= Fraction(1, 65) <= partial + tail
+    proved = all(links.values())
+    detail = (f"SymPy: P(w = s...s) = {sp.sstr(mass)} = 1/(d^2-2d+2) [{links['mass']}]; gamma_s = 1 "
+              f"there for every alpha [{links['gamma']}], l = (beta_s-2)^2/2 [{links['loss']}], "
+              f"increasing in beta_s >= d/4 [{links['increasing']}]; (1/2)(d/4-2)^2/(d^2-2d+2) - "
+              f"{bound} = {sp.sstr(slack)} (d = 9+k) >= 0 [{links['bound']}]; engine word law at "
+              f"d = 9: P(w = s...s) = 1/65 within the partial sum and its tail [{engine}]")
+    if not links["bound"]:
+        first = next((d for d in range(9, 2001)
+                      if sp.Rational(1, 2) * (sp.Rational(d, 4) - 2) ** 2 / (d**2 - 2 * d + 2) < bound),
+                     None)
+        detail += (f"; FAILS: the bound exceeds (1/2)(d/4-2)^2/(d^2-2d+2) at d = {first} "
+                   f"(smallest; tight at d = 9 for 1/2080)" if first else "; not proved")
+    value = sp.Rational(1, 2) * sp.Rational(1, 4) ** 2 / 65  # at d = 9
+    return Outcome(case.label, bool(proved and engine), float(value / bound), Evidence.SYMBOLIC,
+                   detail)
+
+
 STEPS = (
     Check("thm1.insertion_ratio", "A.6 step 1",
           "rho(Z(z))/rho(z) = (m+1) q/d >= 1/2 for negative z, |z| = m >= d >= 3",
@@ -249,4 +340,8 @@ STEPS = (
     Check("thm1.chain", "A.6 end (the paper's chain)",
           "(d-1) ln(1-2/d) >= -2(d-1)/(d-2) >= -16/7 (> -3, e^-3 > 1/27) gives e^(-16/7)/256 >= c3",
           Evidence.SYMBOLIC, single_case("all d >= 9"), _judge_chain),
+    Check("thm1.large_output", "A.6 case beta_s > d/4 (text: >= 1/2080)",
+          "beta_s > d/4: L_s(alpha, beta) >= (1/2)(d/4-2)^2/(d^2-2d+2) >= c_large_output for every "
+          "alpha (words of s only)", Evidence.SYMBOLIC, single_case("all d >= 9, every alpha"),
+          _judge_large_output, reconstructed=True, scope="case beta_s > d/4"),
 )
