@@ -448,6 +448,9 @@ def test_deps_shows_the_map_as_a_table_and_as_json(capsys, tmp_path):
     assert set(data["reads"]) == set(deps.load_map().reads)
     code, out, _ = run_cli(capsys, "deps", "--from", str(BASELINE), "--json")
     assert code == 0 and json.loads(out)["reads"] == data["reads"]  # the table went to stderr
+    from test_json_schema import validator
+
+    validator("deps.schema.json").validate(data)
 
 
 def test_explain_reads_steps_only_from_numbered_step_lines():
