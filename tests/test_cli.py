@@ -229,7 +229,7 @@ def test_a_long_case_in_a_worker_process_says_what_it_is_doing(capsys, monkeypat
                    progress=board.update, notes=board.folder)
     err = capsys.readouterr().err
     assert "verify: checking: 0/1 cases done" in err
-    assert "slow.case at d=3: halfway through the boxes" in err
+    assert "slow.case: halfway through the boxes (at d=3)" in err
 
 
 def test_a_certified_box_notes_the_boxes_it_judges(monkeypatch):

@@ -145,7 +145,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
     except executors.ExecutorError as exc:
         raise ValueError(str(exc)) from None
 
-    with pool, progress.show(f"certify {args.group}", "boxes judged") as board:
+    with pool, progress.show(f"certify {args.group}", "boxes") as board:
         def tell(run) -> None:
             line = (f"{run.judged} boxes judged, {len(run.leaves)} leaves "
                     f"({sum(leaf.status == 'certified' for leaf in run.leaves)} certified), "

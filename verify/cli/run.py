@@ -11,7 +11,7 @@ import contextlib
 import re
 import sys
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
 from . import args as cli_args
 from .args import UsageError
@@ -286,7 +286,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.certified:
         from .certified import certified_ids
 
-        return run_checks(args, certified_ids([args.id]), options)
+        return run_checks(args, certified_ids(known_ids([args.id])), options)
     return run_checks(args, [args.id], options)
 
 

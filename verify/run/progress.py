@@ -39,9 +39,9 @@ class _Writer:
 
     _count = itertools.count()
 
-    def __init__(self, folder: Path, name: str) -> None:
+    def __init__(self, folder: Path, name: str, where: str = "") -> None:
         self.path = folder / f"{os.getpid()}-{next(self._count)}{SUFFIX}"
-        self.name = name
+        self.name, self.where = name, where
         self.last = 0.0
 
     def write(self, text: str, force: bool = False) -> None:
@@ -52,10 +52,16 @@ class _Writer:
         try:
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-")
             with os.fdopen(fd, "w") as handle:
-                handle.write(f"{self.name}: {text}" if text else self.name)
+                handle.write(self.line(text))
             os.replace(tmp, self.path)
         except OSError:  # a folder this process cannot reach: the note is lost, not the work
             pass
+
+    def line(self, text: str) -> str:
+        """The note as shown: what is being done first (a narrow terminal cuts the end)."""
+        if not text:
+            return f"{self.name} at {self.where}" if self.where else self.name
+        return f"{self.name}: {text}" + (f" (at {self.where})" if self.where else "")
 
     def remove(self) -> None:
         with contextlib.suppress(OSError):
@@ -77,14 +83,14 @@ def serving(folder: Path | None, fn: Callable[[T], R], arg: T) -> R:
 
 
 @contextlib.contextmanager
-def task(name: str, folder: Path | None = None) -> Iterator[None]:
-    """Run the body as a task named ``name`` whose notes go to ``folder`` (default: the one
-    :func:`serving` set; none: the notes go nowhere)."""
+def task(name: str, folder: Path | None = None, where: str = "") -> Iterator[None]:
+    """Run the body as a task named ``name`` (a check id; ``where``: its case) whose notes go
+    to ``folder`` (default: the one :func:`serving` set; none: the notes go nowhere)."""
     folder = folder if folder is not None else _FOLDER.get()
     if folder is None:
         yield
         return
-    writer = _Writer(Path(folder), name)
+    writer = _Writer(Path(folder), name, where)
     writer.write("", force=True)
     token = _TASK.set(writer)
     try:

@@ -174,7 +174,7 @@ def _run_group(resolve: Callable[[str], Result],
     out = []
     for check_id, case in items:
         start, cpu = time.perf_counter(), time.process_time()
-        with progress_notes.task(f"{check_id} at {case.label}"):
+        with progress_notes.task(check_id, where=case.label):
             outcome = memo.judge(checks[check_id], case, constants)
         out.append((check_id, case.label, outcome,
                     Timing(time.perf_counter() - start, time.process_time() - cpu)))
