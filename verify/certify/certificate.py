@@ -120,8 +120,8 @@ def seed_note(data: dict, name: str) -> str:
     """What an outcome says about the certificate it started from."""
     same = data.get("code") == code_fingerprint()
     return (f"started from the {len(data['leaves'])} leaves of {name}"
-            + ("" if same else " (written by other code: the fingerprint differs; every leaf "
-               "judged again by this code)"))
+            + ("" if same else " (its fingerprint differs: written before a change to the code "
+               "that computes outcomes; every leaf judged again by this code)"))
 
 
 class Seed(NamedTuple):
@@ -201,8 +201,10 @@ def recheck(data: dict, workers: int = 1, check_code: bool = False) -> Recheck:
     problems, notes = [], []
     if data.get("code") != code_fingerprint():
         (problems if check_code else notes).append(
-            "written by another version of the code (fingerprint differs); every leaf is "
-            "judged again by this code")
+            "the fingerprint differs: the code that computes outcomes (checks.py, engine, "
+            "results, certify and checker; docstrings and comments aside) has changed since this "
+            "certificate was written; every leaf is judged again by this code, so the verdict "
+            "does not rest on the old one")
     constants = {k: Fraction(v) for k, v in data["constants"].items()}
     root = _box(data["root"])
     leaves = data["leaves"]

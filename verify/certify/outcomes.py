@@ -263,6 +263,9 @@ def independently(run, constants) -> tuple[bool, str]:
         return True, (f"; not checked independently: verify/checker has no margins for "
                       f"{run.group} yet (every leaf judged by this engine)")
     values = getattr(constants, "untracked", lambda: constants)()  # the run has read its own
+    from ..run.progress import note
+
+    note(f"the independent checker judges the {len(run.leaves)} leaves", force=True)
     # at the leaves' centres (issue 27's rule); `verify recheck --independent` adds the corners
     verdict = checker.check(checker.read(certificate(run, values)), corners=False)
     if verdict.ok:
