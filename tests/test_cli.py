@@ -39,7 +39,7 @@ def test_eval_json_matches_enumeration(capsys):
     (["plan", "three-phase", "--d", "5", "--eps", "0"], "eps must be in (0, 1)"),
     (["plan", "three-phase", "--d", "5", "--eps", "0.1", "--T", "-3"], "T must be an integer >= 0"),
     (["check", "prop1.bound", "--workers", "x"], "expected an integer >= 1"),
-    (["check", "prop1", "--d", "1"], "d must be integers >= 2"),
+    (["check", "prop1", "--d", "1"], "d must be >= 2, got 1"),
     (["check", "nonsense"], "unknown result or check"),
     (["check", "prop1.bound", "--set", "nope=1"], "unknown constant"),
     (["check", "prop1.bound", "--set", "prop1.attention_constant=abc"], "not an exact number"),
@@ -151,39 +151,181 @@ def test_every_option_of_every_command_has_help():
 
 def test_a_run_in_a_log_prints_plain_progress_lines(capsys, monkeypatch):
     """Standard error is not a terminal under pytest, as in a CI log: the run reports through
-    the plain progress lines (a line every PLAIN_PROGRESS_SECONDS and a last one) instead of a
-    silent bar. The last line is printed when the run took at least one interval (a case served
-    from the outcome store may take less, so the progress is made to last one here)."""
+    the plain progress lines (a line every PLAIN_SECONDS and a last one) instead of a silent
+    bar. The last line is printed when the run took at least one interval (a case served from
+    the outcome store may take less, so the display is made to last one here)."""
     import time
 
-    from verify.cli import run as cli_run
+    from verify.run import progress
 
-    real, updates = cli_run.progress, []
+    real, updates = progress.show, []
 
     @contextlib.contextmanager
-    def lasting():
-        with real() as update:
-            yield lambda done, total: (updates.append((done, total)), update(done, total))
+    def lasting(*args, **kw):
+        with real(*args, **kw) as board:
+            board.listeners.append(lambda: updates.append((board.done, board.total)))
+            yield board
             time.sleep(0.1)
 
-    monkeypatch.setattr(cli_run, "PLAIN_PROGRESS_SECONDS", 0.05)
-    monkeypatch.setattr(cli_run, "progress", lasting)
+    monkeypatch.setattr(progress, "PLAIN_SECONDS", 0.05)
+    monkeypatch.setattr(progress, "show", lasting)
     code = main(["check", "prop1.short_attention", "--workers", "1"])
     err = capsys.readouterr().err
-    assert code == 0 and updates[-1] == (1, 1) and "verify: 1/1 cases done" in err
+    assert code == 0 and updates[-1] == (1, 1) and "verify: checking: 1/1 cases done" in err
 
 
 def test_the_plain_progress_line_comes_while_one_long_case_runs(capsys, monkeypatch):
     """No case finishes for minutes (a certified box): the lines still come, from a timer."""
     import time
 
-    from verify.cli import run as cli_run
+    from verify.run import progress
 
-    monkeypatch.setattr(cli_run, "PLAIN_PROGRESS_SECONDS", 0.02)
+    monkeypatch.setattr(progress, "PLAIN_SECONDS", 0.02)
     seen, deadline = "", time.monotonic() + 30  # a loaded machine may wake the timer late
-    with cli_run.progress() as update:
-        update(0, 3)
-        while seen.count("verify: 0/3 cases done") < 3 and time.monotonic() < deadline:
+    with progress.show("checking", "cases", terminal=False) as board:
+        board.update(0, 3)
+        while seen.count("verify: checking: 0/3 cases done") < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
             seen += capsys.readouterr().err
-    assert seen.count("verify: 0/3 cases done") >= 3
+    assert seen.count("verify: checking: 0/3 cases done") >= 3
+
+
+# ------------------------------------------------------------------------------ issue 38
+
+def _slow_judge(case, constants):
+    """A case that runs for a while and says so (a stand-in for a certified box)."""
+    import time
+
+    from verify.checks import Evidence, Outcome
+    from verify.run.progress import note
+
+    note("halfway through the boxes", force=True)
+    time.sleep(1.5)
+    return Outcome(case.label, True, 2.0, Evidence.NUMERIC)
+
+
+def _slow_result():
+    from verify.checks import Case, Check, Evidence, Result
+
+    check = Check("slow.case", "step", "claim", Evidence.NUMERIC,
+                  lambda profile, constants, options: [Case("d=3", {"d": 3})], _slow_judge)
+    return Result("slow", "a slow result", "", "", (), (check,))
+
+
+def _resolve_slow(result_id):
+    return _slow_result()
+
+
+def test_a_long_case_in_a_worker_process_says_what_it_is_doing(capsys, monkeypatch):
+    """Item 4: `verify all` printed "1/942 cases done" for 30 minutes; the plain line now
+    carries the note of the running case, written in a worker process (mutation: the runner
+    stops handing its workers the notes folder, and the note never shows)."""
+    from verify.checks import Profile
+    from verify.run import executors, progress, runner
+
+    monkeypatch.setattr(progress, "PLAIN_SECONDS", 0.2)
+    with executors.Process(2) as pool, progress.show("checking", "cases", terminal=False) as board:
+        runner.run([_slow_result()], {}, Profile.QUICK, executor=pool, resolve=_resolve_slow,
+                   progress=board.update, notes=board.folder)
+    err = capsys.readouterr().err
+    assert "verify: checking: 0/1 cases done" in err
+    assert "slow.case: halfway through the boxes (at d=3)" in err
+
+
+def test_a_certified_box_notes_the_boxes_it_judges(monkeypatch):
+    """Items 4 and 6: inside the certified box the branch and bound reports the boxes judged
+    and the leaves certified (on the default profile thousands, for minutes)."""
+    from verify.certify import outcomes
+    from verify.checks import Profile
+    from verify.constants import load, values
+    from verify.run import progress
+
+    heard = []
+    monkeypatch.setattr(progress, "note", lambda text, force=False: heard.append(text))
+    (case,) = outcomes.certified_cases("prop1", Profile.QUICK, {})
+    assert outcomes.judge_certified("prop1", case, values(load())).passed is True
+    *boxes, checker = heard
+    assert boxes and all(" boxes judged (from the root), " in t and " certified), " in t for t in boxes)
+    assert checker.startswith("the independent checker judges the ")
+
+
+def test_a_changed_constant_says_the_certificate_does_not_apply_and_how_to_write_it(capsys, monkeypatch,
+                                                                                   tmp_path):
+    """Item 7: with --set thm2.C=3 the certified box was proved from the root without a word.
+    Now the terminal says that the committed certificate was made for thm2.C = 2, that the box
+    is proved from the root (its boxes in the progress display), and ends with the command that
+    writes the certificate for thm2.C = 3; that command works, and the next run starts from
+    the certificate it wrote and says nothing more.  A certificate made before an unrelated
+    constant was added or changed still seeds the run (mutation: compare every constant of the
+    file, not those the claims read, as before: the default run is then proved from the root,
+    as every default run had been since cor1.fail_factor was added)."""
+    import re
+    import shlex
+
+    from verify.certify import outcomes
+    from verify.run import progress
+
+    folder = tmp_path / "certificates"
+    folder.mkdir()
+    monkeypatch.setattr(outcomes, "CERTIFICATES", folder)
+    monkeypatch.chdir(tmp_path)
+    box = ["--d", "10", "10.05", "--eps", "0.1", "0.1005", "--max-depth", "40"]
+    assert main(["certify", "thm2-4d", *box, "--output", str(folder / "thm2-4d-quick.json")]) == 0
+    capsys.readouterr()
+    made = json.loads((folder / "thm2-4d-quick.json").read_text())
+    made["constants"]["prop2.c1"] = "1/4"  # constants the claims do not read, changed or added
+    del made["constants"]["cor1.fail_factor"]  # since (so were the committed certificates)
+    (folder / "thm2-4d-quick.json").write_text(json.dumps(made))
+    heard = []
+    monkeypatch.setattr(progress, "note", lambda text, force=False: heard.append(text))
+    argv = ["check", "thm2.certified_box", "--profile", "quick", "--workers", "1"]
+    assert main(argv) == 0  # the default constants: the certificate seeds the run, nothing said
+    out, err = capsys.readouterr()
+    assert "was made for" not in err and "proved from the root" not in out
+    assert any("(the certificate's 1 leaves first)" in t for t in heard)
+    heard.clear()
+    assert main([*argv, "--set", "thm2.C=3"]) == 0
+    out, err = capsys.readouterr()
+    assert ("verify: note: certificates/thm2-4d-quick.json was made for thm2.C = 2, not 3; "
+            "thm2.certified_box proves d in [10, 10.05], eps in [0.1, 0.1005]") in err
+    assert any("boxes judged (from the root)" in t for t in heard)
+    command = re.search(r"to keep its certificate for these constants \(a later run starts from "
+                        r"it\): (verify certify thm2-4d .*\.json)", out).group(1)
+    assert "--set thm2.C=3" in command and "--output certificates/thm2-4d-thm2.C-3.json" in command
+    assert main(shlex.split(command)[1:]) == 0
+    capsys.readouterr()
+    heard.clear()
+    assert main([*argv, "--set", "thm2.C=3"]) == 0
+    out, err = capsys.readouterr()
+    assert "was made for" not in err and "proved from the root" not in out
+    assert any("(the certificate's 1 leaves first)" in t for t in heard)
+
+
+def test_the_id_index_is_the_registry():
+    """Item 5: `verify check ID` refuses an unknown id from verify/cli/ids.py, before the results
+    load; the index must name every id the registry knows, and no other."""
+    from verify.cli import ids
+    from verify.results import EXPERIMENTS, REGISTRY, RENAMED
+
+    known = REGISTRY + EXPERIMENTS
+    missing = sorted({r.id for r in known} - set(ids.RESULTS)) + sorted(
+        {c.id for r in known for c in r.checks} - set(ids.CHECKS))
+    assert not missing, f"add to verify/cli/ids.py: {missing}"
+    assert set(ids.RESULTS) == {r.id for r in known}
+    assert set(ids.CHECKS) == {c.id for r in known for c in r.checks}
+    assert ids.RENAMED == RENAMED
+
+
+@pytest.mark.parametrize("command,default", [("all", "(default: default)"), ("check", "(default: default)"),
+                                             ("slack", "(default quick)"), ("experiments", "default (the default)"),
+                                             ("deps", "quick profile, always")])
+def test_each_help_states_its_default_profile(command, default):
+    """Item 9: `verify check --help` did not say which profile it runs by default."""
+    import argparse
+
+    from verify.cli.app import build_parser
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    text = " ".join(sub.choices[command].format_help().split())
+    assert default in text, text

@@ -184,3 +184,41 @@ def test_cases_reach_the_journal_as_they_finish_not_in_order(tmp_path, monkeypat
     floor = next(r for r in reports if r.check.id == "prop3.floor")
     labels = [c.label for c in floor.check.cases(Profile.QUICK, values(load()), {})]
     assert [o.case for o in floor.outcomes] == labels  # reports keep the case order
+
+
+# ------------------------------------------------------------------------------ issue 38
+
+def test_a_journal_records_its_command_and_checks_and_refuses_another_checks(capsys, tmp_path):
+    """Item 3: a journal of `verify check prop3.uniform` was appended to by `verify check
+    prop3.floor` (the key held no check ids); mutation: drop ``checks`` from the key and the
+    second command appends to it again."""
+    journal = tmp_path / "j.jsonl"
+    argv = ["check", "prop3.uniform", "--profile", "quick", "--workers", "1", "--journal", str(journal)]
+    assert main(argv) == 0
+    head = json.loads(journal.read_text().splitlines()[0])
+    assert head["command"] == "verify " + " ".join(argv) and head["key"]["checks"] == ["prop3.uniform"]
+    before = journal.read_text()
+    code = main(["check", "prop3.floor", "--profile", "quick", "--journal", str(journal)])
+    err = capsys.readouterr().err
+    assert code == 2 and journal.read_text() == before
+    assert f"was written by `verify {' '.join(argv)}` (checks prop3.uniform, not prop3.floor)" in err
+    assert main(argv) == 0  # the same command resumes it
+
+
+def test_an_empty_file_is_not_a_journal(tmp_path):
+    (tmp_path / "j.jsonl").write_text("")
+    with pytest.raises(JournalError, match="is an empty file, not a verify journal"):
+        Journal(tmp_path / "j.jsonl", KEY)
+    assert (tmp_path / "j.jsonl").read_text() == ""
+
+
+def test_the_fingerprint_ignores_docstrings_comments_and_blank_lines(tmp_path):
+    """Item 9: rewording a docstring made every journal, map and certificate look written by
+    other code; a change to what runs still changes the fingerprint."""
+    from verify.run.journal import code_text
+
+    source = 'def f(x):\n    """Doc."""\n    # a comment\n\n    return x + 1  # why\n'
+    assert code_text(source) == "def f(x):\n    return x + 1"
+    assert code_text(source.replace("Doc.", "Other words,\n    on two lines.")) == code_text(source)
+    assert code_text(source.replace("x + 1", "x + 2")) != code_text(source)
+    assert code_text('s = "# not a comment"\n') == 's = "# not a comment"'

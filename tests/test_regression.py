@@ -354,7 +354,7 @@ def test_diff_of_reports_from_different_profiles_is_refused(capsys, tmp_path):
 
 def test_deps_from_a_json_report_compares_with_the_map(capsys, tmp_path):
     code, out, _ = run_cli(capsys, "deps", "--from", str(BASELINE))
-    assert code == 0 and out.strip() == "dependency map up to date"
+    assert code == 0 and out.strip().endswith("the recorded map is up to date")
     data = json.loads(BASELINE.read_text())
     row = next(r for r in data["checks"] if r["check"] == "thm1.floor")
     row["reads"] = []  # as if thm1.floor had stopped reading thm1.c3
@@ -397,3 +397,123 @@ def test_the_ci_recipe_uses_commands_that_parse():
         argv = shlex.split(re.split(r"\s(?:\|\||>)", command)[0])[1:]
         build_parser().parse_args(argv)  # raises on an unknown flag
     assert any("--affected-by-diff" in c for c in commands) and any(c.startswith("verify diff") for c in commands)
+
+
+# ------------------------------------------------------------------------------ issue 38
+
+def _fake_check(judge):
+    from verify.checks import Case, Check, Evidence
+
+    return Check("fake.bound", "step", "claim", Evidence.NUMERIC,
+                 lambda profile, constants, options: [Case("d=3", {"d": 3}), Case("d=4", {"d": 4}),
+                                                       Case("d=5", {"d": 5})], judge)
+
+
+def _judge_fake(case, constants):
+    """d = 3 fails at every value (a documented discrepancy, say); the others need k <= 2."""
+    from verify.checks import Evidence, Outcome
+
+    k = constants["k"]
+    passed = case.params["d"] != 3 and k <= 2
+    return Outcome(case.label, passed, float(2 / k), Evidence.NUMERIC, f"k = {k}")
+
+
+def test_slack_names_the_cases_it_leaves_out_and_reports_its_probes():
+    """Item 8: "4 cases already failing at the current value left out" named none of them;
+    the line, the JSON and the progress now do (mutation: count them again, and the names are
+    gone)."""
+    heard = []
+    s = slack_mod.slack("k", {"k": Fraction(1)}, [_fake_check(_judge_fake)], Profile.QUICK, {},
+                        progress=lambda probes, text: heard.append((probes, text)))
+    assert s.direction == "largest" and s.limit <= 2 < s.failing
+    assert s.left_out == (("fake.bound", "d=3"),)
+    assert ("; 1 cases already failing at the current value left out: fake.bound at d=3"
+            in slack_mod.line(s))
+    data = slack_mod.as_dict(s)
+    assert data["left_out"] == 1 and data["left_out_cases"] == [{"check": "fake.bound", "case": "d=3"}]
+    assert heard[0] == (1, "probe 1: k = 1: fake.bound (check 1 of 1) at d=3")
+    assert [p for p, _ in heard] == sorted(p for p, _ in heard) and heard[-1][0] == s.probes
+    many = slack_mod.left_out_text([("c", f"d={d}") for d in range(9)])
+    assert many.endswith("c at d=5; and 3 more (--json lists them)")
+
+
+def test_deps_shows_the_map_as_a_table_and_as_json(capsys, tmp_path):
+    """Item 9: `verify deps` said "dependency map up to date" and never showed the map."""
+    code, out, _ = run_cli(capsys, "deps", "--from", str(BASELINE), "--json", str(tmp_path / "m.json"))
+    assert code == 0 and "Which constants each check reads" in out
+    assert any(line.split()[1:3] == ["thm1.floor", "│"] and "thm1.c3" in line for line in out.splitlines()
+               if len(line.split()) > 3), out
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["reads"]["thm1.floor"] == ["thm1.c3"] and data["differs_from_recorded"] == []
+    assert set(data["reads"]) == set(deps.load_map().reads)
+    code, out, _ = run_cli(capsys, "deps", "--from", str(BASELINE), "--json")
+    assert code == 0 and json.loads(out)["reads"] == data["reads"]  # the table went to stderr
+    from test_json_schema import validator
+
+    validator("deps.schema.json").validate(data)
+
+
+def test_explain_reads_steps_only_from_numbered_step_lines():
+    """Item 9: a wrapped prose line that starts with "5000." was listed as "step 5000"."""
+    text = ("**Step F1.** the test stops at most at `cor1.max_repetitions` =\n5000. Examples follow.\n\n"
+            "1. The first step\n   goes on here.\n2. The second step.\n\nProse after.\n")
+    assert deps.proof_blocks(text) == [
+        ("line 1", "**Step F1.** the test stops at most at `cor1.max_repetitions` = 5000. Examples follow."),
+        ("step 1", "1. The first step goes on here."), ("step 2", "2. The second step."),
+        ("line 8", "Prose after.")]
+    steps = [s for _, s, _ in deps.proof_steps("cor1.C", [])]
+    assert steps and all(s.startswith("line ") or s.split()[1].isdigit() and int(s.split()[1]) < 100
+                         for s in steps)
+    assert "step 5000" not in steps
+
+
+def test_the_cube_certificates_fingerprint_covers_the_code_their_judge_runs():
+    """Item 9: the committed cube certificates rechecked with "written by another version of the
+    finding code": the fingerprint hashed seven whole files (docstrings, comments and the 4-D
+    boxes' functions of dual.py included) and missed engine/certified/general.py, whose
+    ball_moments the judge calls.  It now covers certify/cube.py and every module it imports,
+    without docstrings and comments, and the note says so."""
+    from verify.certify import cube_certificate
+    from verify.run.journal import PACKAGE, imported_modules
+
+    covered = {p.relative_to(PACKAGE).as_posix() for p in imported_modules(cube_certificate.FINDER)}
+    assert {"certify/cube.py", "engine/certified/general.py", "engine/certified/ratios.py",
+            "engine/certified/balls.py"} <= covered
+    assert not any(p.startswith(("results/", "cli/", "report/", "checker/")) for p in covered)
+    data = json.loads((ROOT / "certificates" / "prop3-cube-d3.json").read_text())
+    data["leaves"] = data["leaves"][:1]  # one leaf is enough to read the notes
+    data["code"] = "0" * 64
+    (note,) = cube_certificate.recheck(data).notes
+    assert note.startswith("the code that judges the leaves has changed since this certificate "
+                           "was written (its fingerprint covers certify/cube.py and the")
+    data["code"] = cube_certificate.code_fingerprint()
+    assert cube_certificate.recheck(data).notes == ()
+
+
+def test_slack_and_deps_are_never_silent(capsys, monkeypatch):
+    """Item 4: `verify slack thm2.C` (9 probes, about 9 minutes) and `verify deps` (about 6)
+    printed nothing before their result; both now run inside the progress display, whose plain
+    line (every PLAIN_SECONDS in a log) counts the probes or the cases done."""
+    import contextlib
+
+    from verify.run import progress
+
+    real, boards = progress.show, []
+
+    @contextlib.contextmanager
+    def kept(*args, **kw):
+        with real(*args, **kw) as board:
+            boards.append(board)
+            yield board
+    monkeypatch.setattr(progress, "show", kept)
+    code, out, err = run_cli(capsys, "slack", "thm2.T_factor", "--only", "thm2.T_chain")
+    probes = int(out.split(" probes, ")[0].rsplit("(", 1)[1])
+    assert code == 0 and boards[-1].line().startswith(f"verify: slack: {probes}/? probes done, ")
+
+    def fake(results, constants, profile, options=None, workers=1, progress=None, **kw):
+        progress(0, 2)
+        progress(1, 2)
+        return []
+    monkeypatch.setattr(runner, "run", fake)
+    run_cli(capsys, "deps")
+    assert boards[-1].line().startswith("verify: recording the reads (quick profile): 1/2 cases done, ")

@@ -2,8 +2,12 @@
 
 Each entry is keyed by the paper's symbol (``thm1.c3``) and holds ``value`` (an exact rational as
 a string such as "1/6912", or a decimal such as "1e-6"), ``domain`` (the values the checks accept:
-"(0, 1)", "[1, inf)", "integer in [0, inf)"), ``meaning`` and ``source``.  Values are read as
-:class:`fractions.Fraction`, never through a float, and refused outside their domain.  A file
+"(0, 1)", "[1, inf)", "integer in [0, inf)"), ``domain_reason`` (why: the values outside make
+the claim vacuous or meaningless), ``meaning`` and ``source``.  Values are read as
+:class:`fractions.Fraction`, never through a float, and refused outside their domain; a value
+that is not an integer must also lie in float64's normal range (``FLOAT_RANGE``), since the
+float routes read every constant as a double: 1e-400 would be read as 0, and a check would
+judge another claim than the one named.  A file
 named with ``--constants`` must hold exactly the keys of the default file (a missing key would
 surface minutes later inside a worker; an unknown one is a typo).
 
@@ -28,6 +32,7 @@ from typing import Iterable, Iterator, Mapping
 CHECKOUT_ROOT = Path(__file__).resolve().parent.parent
 CHECKOUT_FILE = CHECKOUT_ROOT / "proofs" / "constants.toml"  # the file users edit in a checkout
 PACKAGED_FILE = "data/constants.toml"  # inside the package: a build-time copy of CHECKOUT_FILE
+FLOAT_RANGE = (Fraction(2) ** -1022, Fraction(2) ** 1023)  # |x| of a normal double, 2.2e-308 .. 9e307
 
 
 class ConstantsError(ValueError):
@@ -44,6 +49,7 @@ class Domain:
     closed_lo: bool
     closed_hi: bool
     integer: bool
+    reason: str = ""  # why these values (domain_reason in the file)
 
     def __contains__(self, x: Fraction) -> bool:
         if self.integer and x.denominator != 1:
@@ -56,7 +62,7 @@ class Domain:
 _INTERVAL = re.compile(r"^(integer in )?([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])$")
 
 
-def parse_domain(text: object, key: str) -> Domain:
+def parse_domain(text: object, key: str, reason: str = "") -> Domain:
     """ "(0, 1)", "[1, inf)", "integer in [0, inf)" -> :class:`Domain`.
 
     >>> Fraction(1, 2) in parse_domain("(0, 1)", "k"), 1 in parse_domain("(0, 1)", "k")
@@ -72,7 +78,7 @@ def parse_domain(text: object, key: str) -> Domain:
     ends = []
     for end, infinite in ((a, "-inf"), (b, "inf")):
         ends.append(None if end == infinite else parse_value(end, f"{key} (domain)"))
-    return Domain(text.strip(), ends[0], ends[1], left == "[", right == "]", bool(integer))
+    return Domain(text.strip(), ends[0], ends[1], left == "[", right == "]", bool(integer), reason)
 
 
 @dataclass(frozen=True)
@@ -143,7 +149,14 @@ def checked(key: str, value: Fraction, text: str, domain: Domain | None, where: 
     """``value``, or a :class:`ConstantsError` naming the key, the value, its domain and where
     it came from when it lies outside the domain."""
     if domain is not None and value not in domain:
-        raise ConstantsError(f"{key} = {text} is outside its domain {domain.text} ({where})")
+        why = f": {domain.reason}" if domain.reason else ""
+        raise ConstantsError(f"{key} = {text} is outside its domain {domain.text} ({where}){why}")
+    integer = domain is not None and domain.integer
+    if not integer and value and not FLOAT_RANGE[0] <= abs(value) <= FLOAT_RANGE[1]:
+        small = abs(value) < FLOAT_RANGE[0]
+        raise ConstantsError(f"{key} = {text} is outside the range of a float64 (2.2e-308 to "
+                             f"9e307 in size; {where}): the float routes read every constant "
+                             f"as a double and would judge {key} = {'0' if small else 'inf'}")
     return value
 
 
@@ -162,7 +175,10 @@ def _read(path: Path | None) -> dict[str, Constant]:
         for field in ("meaning", "source"):
             if not isinstance(entry.get(field), str):
                 raise ConstantsError(f"{key}: missing '{field}' ({shown})")
-        domain = parse_domain(entry["domain"], key) if "domain" in entry else None
+        reason = entry.get("domain_reason", "")
+        if not isinstance(reason, str):
+            raise ConstantsError(f"{key}: domain_reason must be a string ({shown})")
+        domain = parse_domain(entry["domain"], key, reason) if "domain" in entry else None
         value = checked(key, parse_value(entry["value"], key), str(entry["value"]), domain, shown)
         out[key] = Constant(key, value, str(entry["value"]), entry["meaning"], entry["source"], domain)
     return out
@@ -177,6 +193,9 @@ def load(path: Path | None = None) -> dict[str, Constant]:
         undeclared = [key for key, c in out.items() if c.domain is None]
         if undeclared:
             raise ConstantsError(f"{undeclared[0]}: missing 'domain' ({source_label()})")
+        unexplained = [key for key, c in out.items() if c.domain and not c.domain.reason]
+        if unexplained:
+            raise ConstantsError(f"{unexplained[0]}: missing 'domain_reason' ({source_label()})")
     else:
         known = _read(None)
         missing = sorted(set(known) - set(out))

@@ -84,7 +84,9 @@ def seed(data: dict, group: str, root: Box, constants, bits: int, method: str,
          max_depth: int, max_boxes: int | None) -> list[tuple[Box, int]] | None:
     """A certificate's leaves as (box, depth) pairs to start a branch and bound from, when they
     are what a run from ``root`` would end with: the same group, axes, root, constants,
-    precision and method, every leaf certified, none deeper than ``max_depth``, and the run
+    precision and method, the same values of the constants the group reads
+    (:data:`verify.certify.statements.READS`: a constant added to the file since, or changed,
+    that the claims do not read does not matter), every leaf certified, none deeper than ``max_depth``, and the run
     from the root within ``max_boxes`` judged boxes (2 leaves - 1: every split box and every
     leaf).  The run then judges each leaf once, certifies it as the run from the root would,
     and returns the same leaves in the same order: the same outcome for about half the boxes
@@ -97,7 +99,7 @@ def seed(data: dict, group: str, root: Box, constants, bits: int, method: str,
             or axes_of(data) != list(statements.axes(group))
             or data.get("root") != _hex_box(root) or data.get("bits") != bits
             or data.get("method") != method
-            or data.get("constants") != {k: str(v) for k, v in sorted(values.items())}
+            or not _same_reads(data, group, values)
             or any(leaf.get("status") != "certified" or leaf.get("depth", max_depth + 1) > max_depth
                    for leaf in leaves)
             or not leaves or (max_boxes is not None and 2 * len(leaves) - 1 > max_boxes)):
@@ -108,12 +110,18 @@ def seed(data: dict, group: str, root: Box, constants, bits: int, method: str,
     return [(box, int(leaf["depth"])) for box, leaf in zip(boxes, leaves)]
 
 
+def _same_reads(data: dict, group: str, values) -> bool:
+    """Whether the certificate was made with this run's values of the constants ``group`` reads."""
+    made = data.get("constants") or {}
+    return all(made.get(k) == str(values[k]) for k in statements.READS.get(group, tuple(values)))
+
+
 def seed_note(data: dict, name: str) -> str:
     """What an outcome says about the certificate it started from."""
     same = data.get("code") == code_fingerprint()
     return (f"started from the {len(data['leaves'])} leaves of {name}"
-            + ("" if same else " (written by other code: the fingerprint differs; every leaf "
-               "judged again by this code)"))
+            + ("" if same else " (its fingerprint differs: written before a change to the code "
+               "that computes outcomes; every leaf judged again by this code)"))
 
 
 class Seed(NamedTuple):
@@ -133,6 +141,32 @@ def seed_from(folder: Path, group: str, root: Box, constants, bits: int, method:
         if found is not None:
             return Seed(found, seed_note(data, f"certificates/{path.name}"))
     return None
+
+
+def stale_note(folder: Path, group: str, root: Box, constants) -> str | None:
+    """Why the committed certificates of ``group`` over ``root`` in ``folder`` do not seed this
+    run when every one was made for other values of the constants the group reads, in words
+    ("certificates/thm2-4d-whole-range.json was made for thm2.C = 2, not 3"); None when one was
+    made for these values, or none of that group and root is there."""
+    values = getattr(constants, "untracked", lambda: constants)()  # comparing is not reading
+    first = None
+    for path in sorted(folder.glob(f"{group}-*.json")):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if data.get("group") != group or data.get("root") != _hex_box(root):
+            continue
+        if _same_reads(data, group, values):
+            return None
+        if first is None:
+            made = data.get("constants") or {}
+            differ = [k for k in statements.READS.get(group, sorted(values))
+                      if made.get(k) != str(values[k])]
+            first = (f"{folder.name}/{path.name} was made for "
+                     f"{', '.join(f'{k} = {made.get(k)}' for k in differ)}, "
+                     f"not {', '.join(str(values[k]) for k in differ)}")
+    return first
 
 
 def _recheck_leaf(item: tuple) -> list[str]:
@@ -167,8 +201,10 @@ def recheck(data: dict, workers: int = 1, check_code: bool = False) -> Recheck:
     problems, notes = [], []
     if data.get("code") != code_fingerprint():
         (problems if check_code else notes).append(
-            "written by another version of the code (fingerprint differs); every leaf is "
-            "judged again by this code")
+            "the fingerprint differs: the code that computes outcomes (checks.py, engine, "
+            "results, certify and checker; docstrings and comments aside) has changed since this "
+            "certificate was written; every leaf is judged again by this code, so the verdict "
+            "does not rest on the old one")
     constants = {k: Fraction(v) for k, v in data["constants"].items()}
     root = _box(data["root"])
     leaves = data["leaves"]

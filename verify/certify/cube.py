@@ -55,6 +55,7 @@ from ..engine.certified.balls import outward, precision
 from ..engine.certified.ratio_floors import cone_shift, loss_at, quadratic_floor
 from ..engine.certified.general import ball_moments
 from ..engine.certified.ratios import box_moments, point_moments
+from ..run.progress import note
 
 BITS = 64
 MAX_DEPTH = 40
@@ -419,6 +420,8 @@ def branch_and_bound(problem: Problem, constants, start: list[tuple] | None = No
             run.leaves.append(Leaf(box, depth, "unreached", (-math.inf, math.inf), None))
             continue
         run.judged += 1
+        note(f"{run.judged} boxes judged, {len(run.leaves)} leaves, {len(queue.items)} boxes queued, "
+             f"{time.process_time() - began:.0f} CPU-s")  # the progress display (throttled)
         j = done.get(_key(box))
         if j is None:
             j = judge(problem, box, constants)

@@ -15,31 +15,27 @@ base is that judge and the enclosures under it (proofs/prop3.md, "Trusted base")
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from concurrent.futures import ProcessPoolExecutor
 from fractions import Fraction
 from pathlib import Path
 
+from ..run.journal import fingerprint, imported_modules
 from .certificate import Recheck
 from .cube import BITS, MAX_DEPTH, PROBLEMS, Problem, Run, branch_and_bound, judge
 
 FORMAT = "verify-certificate/2"
 METHOD = "taylor2"  # second-order Taylor forms of the moments over each box
 CERTIFICATES = Path(__file__).resolve().parent.parent.parent / "certificates"
-FINDING = ("certify/cube.py", "engine/certified/ratios.py", "engine/certified/ratio_floors.py",
-           "engine/certified/jets.py", "engine/certified/gauss.py", "engine/certified/dual.py",
-           "engine/certified/balls.py")
+FINDER = "certify/cube.py"  # the judge of every leaf; the fingerprint covers what it imports
 
 
 def code_fingerprint() -> str:
-    """SHA-256 over the sources that find and judge the leaves."""
-    root = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256()
-    for name in FINDING:
-        digest.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
-    return digest.hexdigest()
+    """SHA-256 over the code that finds and judges the leaves: certify/cube.py and every module
+    of the package it imports, at any depth, without docstrings and comments
+    (:func:`verify.run.journal.imported_modules`, :func:`verify.run.journal.fingerprint`)."""
+    return fingerprint(imported_modules(FINDER))
 
 
 def flat_box(box) -> list[str]:
@@ -141,8 +137,11 @@ def recheck(data: dict, workers: int = 1) -> Recheck:
     if data.get("axes") != problem.axes or data.get("root") != flat_box(problem.root):
         problems.append("axes or root differ from the problem's")
     if data.get("code") != code_fingerprint():
-        notes.append("written by another version of the finding code (every leaf is re-judged "
-                     "by this one)")
+        notes.append(f"the code that judges the leaves has changed since this certificate was "
+                     f"written (its fingerprint covers {FINDER} and the "
+                     f"{len(imported_modules(FINDER)) - 1} modules it imports, docstrings and "
+                     "comments aside); every leaf is judged again by this code, so the verdict "
+                     "does not rest on the old one")
     constants = {k: Fraction(v) for k, v in data.get("constants", {}).items()}
     leaves = data.get("leaves", [])
     boxes = [leaf_box(leaf["box"]) for leaf in leaves]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from ..checks import Case, Evidence, Outcome, Profile
 from . import statements
@@ -161,6 +161,44 @@ def range_values(group: str, p: Mapping, root: tuple) -> dict:
     return out
 
 
+class Start(NamedTuple):
+    """Where a case's branch and bound starts: ``seed`` (the certificate's leaves, None: the
+    root), ``certificate`` (the file they come from), ``stale`` (why a committed certificate of
+    the group does not apply: the constants it was made for; None when there is none)."""
+
+    group: str
+    root: tuple
+    seed: list | None
+    certificate: str | None
+    stale: str | None
+
+
+def start_of(case: Case, constants, group: str = "prop1", seed: bool = True) -> Start:
+    """The :class:`Start` of a case of a certified box with these constants (``group``: the
+    case's when it names none; ``seed=False``: only whether a committed certificate was made
+    for other constants, without reading its leaves)."""
+    from .certificate import seed_from, stale_note
+
+    group = case.params.get("group", group)
+    root = _root(group, case.params, constants)
+    seeded = seed_from(CERTIFICATES, group, root, constants, BITS, "centred", MAX_DEPTH[group],
+                       case.params["boxes"]) if seed and CERTIFICATES.is_dir() else None
+    if seeded is not None:
+        return Start(group, root, seeded.start, seeded.note, None)
+    stale = stale_note(CERTIFICATES, group, root, constants) if CERTIFICATES.is_dir() else None
+    return Start(group, root, None, None, stale)
+
+
+def _progress(run, leaves: int | None) -> None:
+    """The branch and bound's progress, for the display (:mod:`verify.run.progress`)."""
+    from ..run.progress import note
+
+    of = f" (the certificate's {leaves} leaves first)" if leaves else " (from the root)"
+    certified = sum(leaf.status == "certified" for leaf in run.leaves)
+    note(f"{run.judged} boxes judged{of}, {len(run.leaves)} leaves ({certified} certified), "
+         f"{run.cpu_seconds:.0f} CPU-s")
+
+
 def judge_certified(group: str, case: Case, constants) -> Outcome:
     """Branch and bound over the case's box: passed when every leaf is certified, failed when a
     leaf is a counterexample region, else undecided.  Margin: the smallest certified margin.
@@ -173,15 +211,12 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
     except ValueError as exc:
         return Outcome(case.label, None, None, Evidence.CERTIFIED, str(exc))
     from .boxes import branch_and_bound
-    from .certificate import seed_from
 
-    group = case.params.get("group", group)
-    root = _root(group, case.params, constants)
-    depth = MAX_DEPTH[group]
-    seeded = seed_from(CERTIFICATES, group, root, constants, BITS, "centred", depth,
-                       case.params["boxes"]) if CERTIFICATES.is_dir() else None
+    start = start_of(case, constants, group)
+    group, root, depth = start.group, start.root, MAX_DEPTH[start.group]
     run = branch_and_bound(group, root, constants, BITS, depth, max_boxes=case.params["boxes"],
-                           start=seeded.start if seeded else None)
+                           start=start.seed,
+                           progress=lambda r: _progress(r, len(start.seed) if start.seed else None))
     small = run.smallest_margin()
     status, margin = run.status, (small[0] if small and run.status is not False else None)
     if run.status is False:
@@ -190,7 +225,9 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
     statement = statements.statement(group, root, constants)
     if group == "prop1":
         status, statement = _worst_case(status, statement)
-    note = f"; {seeded.note}" if seeded and "fingerprint differs" in seeded.note else ""
+    note = f"; {start.certificate}" if start.certificate and "fingerprint differs" in start.certificate else ""
+    if start.stale:
+        note += f"; {start.stale}: proved from the root"
     checker = "not asked"
     if status is True:  # passes only when the independent checker agrees (proofs/checker.md)
         status, checked, checker = independently(run, constants)
@@ -237,6 +274,9 @@ def independently(run, constants) -> tuple[bool, str, str]:
         return True, (f"; not checked independently: verify/checker has no margins for "
                       f"{run.group} yet (every leaf judged by this engine)"), ENGINE_ONLY
     values = getattr(constants, "untracked", lambda: constants)()  # the run has read its own
+    from ..run.progress import note
+
+    note(f"the independent checker judges the {len(run.leaves)} leaves", force=True)
     # at the leaves' centres (issue 27's rule); `verify recheck --independent` adds the corners
     verdict = checker.check(checker.read(certificate(run, values)), corners=False)
     if verdict.ok:

@@ -7,11 +7,12 @@ that compute are imported only by the command that runs, so ``verify --help`` st
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 from typing import Sequence
 
-from .args import UsageError
+from .args import UsageError, stdout_problem
 
 DESCRIPTION = """\
 Check the results of Han & Ghoshdastidar (2026), "Training Dynamics of Transformers on
@@ -24,6 +25,10 @@ EPILOG = """examples:
 
 exit codes: 0 every check passes; 1 a check fails, is undecided or incomplete; 2 bad input"""
 EXIT_USAGE = 2
+# commands without a progress display of their own that may compute for a minute or more (eval
+# at 1000 digits, a plan at a large d, the recheck of a certificate of thousands of leaves): the
+# display then says at least that they are still at work
+TIMED = ("eval", "plan", "recheck")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,15 +86,50 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
+        argv = list(sys.argv[1:] if argv is None else argv)
         args = build_parser().parse_args(argv)
-        return args.handler(args)
+        args.argv = argv  # the command as typed (a journal records it)
+        problem = stdout_problem()
+        if problem:  # > /dev/full, >&-: said now, not after the run
+            raise UsageError(f"standard output is not writable ({problem})")
+        code = _run(args)
+        sys.stdout.flush()
+        return code
     except (UsageError, ValueError) as exc:  # the engine's input validation raises ValueError
         print(f"verify: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        problem = stdout_problem()
+        if problem is None and not isinstance(exc, BrokenPipeError):
+            raise  # not an output that failed: a fault, with its traceback
+        _silence_stdout()
+        print(f"verify: error: cannot write standard output ({problem or exc.strerror})",
+              file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("verify: interrupted (with --journal, the finished cases are kept: run the same "
               "command again to resume)", file=sys.stderr)
         return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command's handler, inside a progress display for the TIMED commands."""
+    if args.command not in TIMED:
+        return args.handler(args)
+    from ..run import progress
+
+    with progress.show(args.command):
+        return args.handler(args)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush of what could
+    not be written adds no second message (the recipe of Python's documentation for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from .. import constants as constants_mod
 from ..checks import Evidence
@@ -34,6 +34,66 @@ def certified_ids(ids: Sequence[str] | None) -> list[str]:
     return out
 
 
+class Start(NamedTuple):
+    """A certified box of this run whose committed certificate was made for other constants:
+    the check, the case, why, and the command that writes a certificate for these constants."""
+
+    check: str
+    case: str
+    stale: str
+    command: str
+
+
+def certificate_starts(args: argparse.Namespace, results, ids: Sequence[str] | None, consts,
+                       profile, options) -> list[Start]:
+    """The certified boxes of the selection that a committed certificate does not seed because
+    a constant their claims read changed (they are proved from the root)."""
+    boxes = [c for r in results for c in r.checks if c.id.endswith(".certified_box")
+             and (not ids or c.id in ids or r.id in ids)]
+    if not boxes:
+        return []
+    import os
+
+    from ..certify.outcomes import CERTIFICATES, MAX_DEPTH, start_of
+    from ..run.executors import available_cores
+
+    values = constants_mod.values(consts)
+    out = []
+    for check in boxes:
+        for case in check.cases(profile, values, options):
+            start = start_of(case, values, seed=False)
+            if start.stale:
+                p = case.params
+                eps = f"--eps {p['eps_lo']:g} {p['eps_hi']:g}"
+                flags = [f"--constants {args.constants}"] if args.constants else []
+                flags += [f"--set {s}" for s in args.set or []]
+                slug = "-".join(s.replace("=", "-").replace("/", "_") for s in args.set or []) or "constants"
+                target = CERTIFICATES / f"{start.group}-{slug}.json"
+                inside = Path.cwd() in target.resolve().parents
+                depth = f" --max-depth {MAX_DEPTH[start.group]}"
+                command = (f"verify certify {start.group} --d {p['d_lo']:g} {p['d_hi']:g} {eps}{depth}"
+                           f" --workers {available_cores()} {' '.join(flags)} --output "
+                           f"{os.path.relpath(target) if inside else target}")
+                out.append(Start(check.id, case.label, start.stale, " ".join(command.split())))
+    return out
+
+
+def start_notes(starts: Sequence[Start]) -> list[str]:
+    """What the terminal says before the run: the certificate does not apply, the box is
+    proved from the root (its leaves show in the progress display)."""
+    return [f"{s.stale}; {s.check} proves {s.case} from the root for these constants (the "
+            "leaves it judges show in the progress)" for s in starts]
+
+
+def closing_notes(starts: Sequence[Start], reports) -> list[str]:
+    """What the terminal says after the run: for each box proved from the root, the command
+    that writes its certificate for these constants (a later run then starts from it)."""
+    proved = {(r.check.id, o.case) for r in reports for o in r.outcomes if o.passed is True}
+    return [f"{s.check} ({s.case}) was proved from the root; to keep its certificate for these "
+            f"constants (a later run starts from it): {s.command}"
+            for s in starts if (s.check, s.case) in proved]
+
+
 def cmd_certify(args: argparse.Namespace) -> int:
     """Branch and bound over a box of (d, eps) (and u, v for the groups over the whole
     hypothesis range); writes a certificate (certified evidence).  The boxes of each generation
@@ -47,7 +107,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
     import sys
 
     from ..certify import box_journal, boxes, certificate, large_d, statements
-    from ..run import executors
+    from ..run import executors, progress
 
     if args.group in large_d.GROUPS:  # every d >= --d LO by the lemma: one evaluation
         return _certify_lemma(args, large_d)
@@ -87,19 +147,21 @@ def cmd_certify(args: argparse.Namespace) -> int:
     except executors.ExecutorError as exc:
         raise ValueError(str(exc)) from None
 
-    def progress(run) -> None:
-        if args.progress:
-            print(f"{run.judged} boxes judged, {len(run.leaves)} leaves "
-                  f"({sum(leaf.status == 'certified' for leaf in run.leaves)} certified), "
-                  f"{run.cpu_seconds:.0f} CPU-s, {run.seconds_so_far():.0f} s", file=sys.stderr,
-                  flush=True)
+    with pool, progress.show(f"certify {args.group}", "boxes") as board:
+        def tell(run) -> None:
+            line = (f"{run.judged} boxes judged, {len(run.leaves)} leaves "
+                    f"({sum(leaf.status == 'certified' for leaf in run.leaves)} certified), "
+                    f"{run.cpu_seconds:.0f} CPU-s, {run.seconds_so_far():.0f} s")
+            board.update(run.judged)
+            board.say(line)
+            if args.progress:
+                print(line, file=sys.stderr, flush=True)
 
-    with pool:
         run = boxes.branch_and_bound(args.group, root, consts, args.bits, args.max_depth,
                                      args.seconds, args.max_boxes,
                                      executor=None if args.workers == 1 and not
                                      (args.cluster or args.scheduler) else pool,
-                                     journal=journal, progress=progress)
+                                     journal=journal, progress=tell)
     certificate.write(run, consts, Path(args.output))
     verdict = {True: "CERTIFIED", False: "FAILS (a box fails at a witness point)", None: "undecided"}[run.status]
     console().print(f"{args.group}: {verdict}: {run.summary()}; {run.judged} boxes judged, "
@@ -226,12 +288,15 @@ def cmd_certify_cube(args: argparse.Namespace) -> int:
         raise cli_args.UsageError("certify-cube needs --output FILE (the certificate)")
     require_flint()
     from ..certify import cube, cube_certificate
+    from ..run import progress
 
     if args.group not in cube.PROBLEMS:
         raise ValueError(f"unknown cube group {args.group!r} (one of {', '.join(sorted(cube.PROBLEMS))})")
     consts = constants_mod.values(load_constants(args))
-    run = cube.branch_and_bound(cube.PROBLEMS[args.group], consts, max_boxes=args.boxes,
-                                journal=Path(args.journal) if args.journal else None)
+    with progress.show(f"certify-cube {args.group}") as board, \
+            progress.task(args.group, board.folder):
+        run = cube.branch_and_bound(cube.PROBLEMS[args.group], consts, max_boxes=args.boxes,
+                                    journal=Path(args.journal) if args.journal else None)
     cube_certificate.write(run, consts, Path(args.output))
     verdict = {True: "CERTIFIED", False: "FAILS (a counterexample point)", None: "undecided"}[run.status]
     console().print(f"{args.group}: {verdict}: {len(run.leaves)} leaves, {run.judged} boxes judged, "
@@ -265,13 +330,14 @@ def add_parsers(sub, command: Callable) -> None:
     ce.add_argument("--seconds", type=float, help="stop splitting after this long (the rest undecided)")
     ce.add_argument("--max-boxes", type=cli_args.positive,
                     help="stop after judging this many boxes (the rest undecided)")
-    ce.add_argument("--workers", type=cli_args.positive, default=1,
+    ce.add_argument("--workers", type=cli_args.workers, default=1,
                     help="judge the boxes in this many processes (or Dask workers with --cluster)")
     ce.add_argument("--cluster", metavar="local", help="run on a Dask LocalCluster of --workers")
     ce.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS")
     ce.add_argument("--journal", metavar="PATH",
                     help="keep every judged box in PATH; the same command again resumes from it")
-    ce.add_argument("--progress", action="store_true", help="print progress lines on stderr")
+    ce.add_argument("--progress", action="store_true", help="also print a progress line on stderr "
+                    "after every chunk of boxes (the progress display shows it in any case)")
     cli_args.add_output(ce, "the certificate (JSON)", old=("--out",), metavar="FILE")
     cli_args.add_constants(ce)
     ce.set_defaults(handler=cmd_certify)
@@ -287,7 +353,7 @@ def add_parsers(sub, command: Callable) -> None:
     rc = command(sub, "recheck", "re-verify a certificate written by 'verify certify', leaf by leaf, "
                  "and check that its leaves cover the box", "verify recheck prop1.cert.json")
     rc.add_argument("certificate", help="the certificate (JSON)")
-    rc.add_argument("--workers", type=cli_args.positive, default=1, help="processes for the leaves")
+    rc.add_argument("--workers", type=cli_args.workers, default=1, help="processes for the leaves")
     rc.add_argument("--independent", action="store_true",
                     help="judge the leaves with the independent checker (verify/checker, "
                     "proofs/checker.md) instead of re-running the engine that wrote them")

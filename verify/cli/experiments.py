@@ -45,7 +45,8 @@ def add_parser(sub, command) -> None:
     """Register the subcommand on ``verify``'s subparsers; ``command(sub, name, purpose,
     example)`` makes a subcommand whose help says what it is for, with an example."""
     ex = command(sub, "experiments", "rerun Section 5: six tasks x seven training plans over "
-                 "seeds; writes Table 1 (Markdown, JSON) and Figure 3 (PNG)",
+                 "seeds, on the default profile (the paper's sizes) unless --profile says "
+                 "otherwise; writes Table 1 (Markdown, JSON) and Figure 3 (PNG)",
                  "verify experiments --profile quick")
     ex.add_argument("--tasks", type=_names(list(TASK_NAMES), "task"), default=list(TASK_NAMES),
                     help=f"comma list (default all: {','.join(TASK_NAMES)})")
@@ -62,7 +63,7 @@ def add_parser(sub, command) -> None:
                     help="with --stage tune: freeze the choice into the --chosen file")
     ex.add_argument("--chosen", metavar="FILE", type=Path,
                     help="the frozen step sizes (default: the package's config/chosen.toml)")
-    ex.add_argument("--workers", type=cli_args.positive, default=1,
+    ex.add_argument("--workers", type=cli_args.workers, default=1,
                     help="processes to spread the runs over (with --cluster local: Dask workers)")
     ex.add_argument("--scheduler", metavar="ADDRESS",
                     help="run on the Dask scheduler at ADDRESS (tcp://HOST:8786); extra 'cluster'")
@@ -72,17 +73,14 @@ def add_parser(sub, command) -> None:
                         metavar="DIR")
     ex.set_defaults(output=str(DEFAULT_OUT))
     ex.add_argument("--profile", choices=("quick", "default"), default="default",
-                    help="quick: small d and few steps (CI); default: the paper's sizes")
+                    help="quick: small d and few steps (CI); default (the default): the paper's sizes")
     ex.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace, console) -> int:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from ..experiments import figure, protocol
     from ..experiments.grid import open_journal
-    from ..run import executors
+    from ..run import executors, progress
     from ..run.journal import JournalError
 
     figure.require()
@@ -100,16 +98,10 @@ def handle(args: argparse.Namespace, console) -> int:
         pool = executors.choose(args.workers, args.scheduler, args.cluster)
     except (JournalError, executors.ExecutorError) as exc:
         raise ValueError(str(exc)) from None
-    with pool, Progress(TextColumn(f"experiments ({args.stage})"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        task_bar = bar.add_task("runs", total=None)
-
-        def progress(done: int, total: int) -> None:
-            bar.update(task_bar, completed=done, total=total)
-
+    with pool, progress.show(f"experiments ({args.stage})", "runs") as board:
         if args.stage == "tune":
-            return _tune(args, out, pool, journal, progress, console)
-        return _grid(args, out, pool, journal, progress, console)
+            return _tune(args, out, pool, journal, board.update, console)
+        return _grid(args, out, pool, journal, board.update, console)
 
 
 def _tune(args, out: Path, pool, journal, progress, console) -> int:

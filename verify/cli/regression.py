@@ -19,6 +19,7 @@ from ..checks import Profile
 from ..regression import dependencies as deps
 from ..regression import diff as diff_mod
 from ..regression import slack as slack_mod
+from ..run import progress
 from ..run.journal import code_fingerprint
 from . import args as cli_args
 from .run import console, load_constants
@@ -85,6 +86,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
             return 0
     out = [f"{info['key']} = {info['value']} (~{float(Fraction(info['exact'])):.6g})",
            f"  meaning: {info['meaning']}", f"  source:  {info['source']}",
+           f"  domain:  {info['domain']}" + (f" ({info['domain_reason']})" if info["domain_reason"] else ""),
            f"read by {len(info['checks'])} checks (recorded in a run of the {dep.profile} profile):"]
     out += [f"  {r['check']:<30} {r['step']}: {r['claim']}" + ("" if r["recorded"] else " (not in the map)")
             for r in info["checks"]]
@@ -101,9 +103,9 @@ def _short(text: str, width: int = 110) -> str:
 # ------------------------------------------------------------------------------ deps
 
 def cmd_deps(args: argparse.Namespace) -> int:
-    if args.source and args.json:
-        raise deps.DependencyError("--json writes the report of a run: not with --from")
-    cli_args.check_outputs(args, ("json",))
+    if args.source and args.report_json:
+        raise deps.DependencyError("--report-json writes the report of a run: not with --from")
+    cli_args.check_outputs(args, ("json", "report_json"))
     if args.source:
         dep = deps.from_json_report(Path(args.source))
     else:
@@ -116,28 +118,46 @@ def cmd_deps(args: argparse.Namespace) -> int:
         consts = constants_mod.load()
         profile = Profile(deps.MAP_PROFILE)
         prov = provenance.record(constants_mod.source_label(), constants_mod.sha256(), [], profile.value)
-        reports = runner.run(checked, constants_mod.values(consts), profile, workers=args.workers,
-                             resolve=by_id)
+        with progress.show(f"recording the reads ({deps.MAP_PROFILE} profile)", "cases") as board:
+            reports = runner.run(checked, constants_mod.values(consts), profile, workers=args.workers,
+                                 resolve=by_id, progress=board.update, notes=board.folder)
         dep = deps.from_reports(reports, deps.MAP_PROFILE, code_fingerprint())
-        if args.json:
-            cli_args.write_text(args.json, report.json_report(reports, list(REGISTRY), consts, profile, prov,
-                                                                  graph=proof_graph()),
-                                "--json")
+        if args.report_json:
+            cli_args.write_text(args.report_json,
+                                report.json_report(reports, list(REGISTRY), consts, profile, prov,
+                                                   graph=proof_graph()),
+                                "--report-json")
+    recorded = deps.load_map()
+    changed = deps.differences(dep, recorded)
     out = console(stderr=args.json == cli_args.STDOUT)
+    if args.json:
+        cli_args.write_text(args.json, deps.map_json(dep, changed, bool(args.write)), "--json")
+    out.print(_map_table(dep, changed))
     if args.write:
         deps.MAP_FILE.write_text(deps.dumps(dep))
         out.print(f"wrote {deps.MAP_FILE.name} ({len(dep.reads)} checks)", highlight=False)
         return 0
-    recorded = deps.load_map()
-    changed = sorted(c for c in set(dep.reads) | set(recorded.reads)
-                     if dep.reads.get(c) != recorded.reads.get(c))
     for cid in changed:
         out.print(f"{cid}: recorded {list(recorded.reads.get(cid, ['(absent)']))}, "
-                      f"now {list(dep.reads.get(cid, ['(absent)']))}", highlight=False, markup=False)
-    out.print("dependency map up to date" if not changed else
-                  f"{len(changed)} checks differ from the recorded map: run verify deps --write",
-                  highlight=False)
+                  f"now {list(dep.reads.get(cid, ['(absent)']))}", highlight=False, markup=False)
+    out.print("the recorded map is up to date" if not changed else
+              f"{len(changed)} checks differ from the recorded map: run verify deps --write",
+              highlight=False)
     return 1 if changed else 0
+
+
+def _map_table(dep: deps.DependencyMap, changed: list[str]):
+    """The map as a table: each check and the constants it read (a mark where it differs from
+    the recorded map)."""
+    from rich.table import Table
+
+    table = Table(title=f"Which constants each check reads (a run of the {dep.profile} profile)")
+    table.add_column("check")
+    table.add_column("constants it reads", overflow="fold")
+    for cid, keys in sorted(dep.reads.items()):
+        mark = " (differs from the recorded map)" if cid in changed else ""
+        table.add_row(cid, (", ".join(keys) or "none") + mark)
+    return table
 
 
 # ------------------------------------------------------------------------------ slack
@@ -170,17 +190,24 @@ def cmd_slack(args: argparse.Namespace) -> int:
     options = {k: v for k, v in {"d": args.d, "eps": args.eps}.items() if v}
     found = []
     out = console(stderr=args.json == cli_args.STDOUT)
-    for key in keys:
-        readers = [c for c in checks if c.id in dep.readers(key, checks)
-                   and (not only or c.id in only or c.id.partition(".")[0] in only)]
-        try:
-            s = slack_mod.slack(key, constants_mod.values(consts), readers, Profile(args.profile),
-                                options, lo, hi, rtol)
-        except slack_mod.NoPassingValue as exc:
-            print(f"verify: {exc}", file=sys.stderr)
-            return 1
-        found.append(s)
-        out.print(slack_mod.line(s), highlight=False, markup=False, soft_wrap=True)
+    with progress.show("slack", "probes") as board:
+        for key in keys:
+            readers = [c for c in checks if c.id in dep.readers(key, checks)
+                       and (not only or c.id in only or c.id.partition(".")[0] in only)]
+
+            def heard(probes: int, text: str) -> None:
+                board.update(sum(s.probes for s in found) + probes)
+                progress.note(text)
+
+            try:
+                with progress.task(f"slack {key}", board.folder):
+                    s = slack_mod.slack(key, constants_mod.values(consts), readers,
+                                        Profile(args.profile), options, lo, hi, rtol, heard)
+            except slack_mod.NoPassingValue as exc:
+                print(f"verify: {exc}", file=sys.stderr)
+                return 1
+            found.append(s)
+            out.print(slack_mod.line(s), highlight=False, markup=False, soft_wrap=True)
     if args.json:
         cli_args.write_text(args.json, json.dumps([slack_mod.as_dict(s) for s in found], indent=2) + "\n",
                             "--json")
@@ -239,17 +266,21 @@ def add_parsers(sub, command: Callable) -> None:
     cli_args.add_json(ex, "the explanation")
     ex.set_defaults(handler=cmd_explain)
 
-    de = command(sub, "deps", "record which checks read which constants (a quick-profile run) "
-                 "and compare with the recorded map, or --write it", "verify deps")
+    de = command(sub, "deps", "record which checks read which constants (a run of the quick "
+                 "profile, always: the map's profile), show that map as a table and compare it "
+                 "with the recorded one, or --write it", "verify deps --workers 2")
     de.add_argument("--from", dest="source", metavar="REPORT.json",
                     help="take the reads from a `verify all --json` report instead of running")
     de.add_argument("--write", action="store_true", help="write verify/regression/dependency_map.json")
-    de.add_argument("--workers", type=cli_args.positive, default=1, help="processes for the quick-profile run")
-    cli_args.add_json(de, "the run's report (a baseline for verify diff)")
+    de.add_argument("--workers", type=cli_args.workers, default=1, help="processes for the quick-profile run")
+    cli_args.add_json(de, "the map (each check and the constants it reads)")
+    de.add_argument("--report-json", metavar="PATH",
+                    help="also write the run's JSON report to PATH (a baseline for verify diff)")
     de.set_defaults(handler=cmd_deps)
 
     sl = command(sub, "slack", "the largest (or smallest) value of a constant for which every "
-                 "check reading it still passes", "verify slack thm1.c3 --d 9")
+                 "check reading it still passes, on the quick profile's cases unless --profile "
+                 "says otherwise", "verify slack thm1.c3 --d 9")
     sl.add_argument("key", nargs="?", help="a constant's key (or --all)")
     sl.add_argument("--all", action="store_true", help="every measured constant: " + ", ".join(slack_mod.MEASURED))
     sl.add_argument("--d", type=cli_args.d_range, help="values of d: N, A-B or a comma list")

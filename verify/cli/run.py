@@ -10,9 +10,8 @@ import argparse
 import contextlib
 import re
 import sys
-import time
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
 from . import args as cli_args
 from .args import UsageError
@@ -24,10 +23,10 @@ EXPERIMENT_FILES = (("Table 1", "table1.md"), ("Figure 3", "figure3.png"),
                     ("the claims on that grid", "claims.md"),
                     ("heads needed (open question)", "heads.md"),
                     ("heads needed on the population loss", "heads-population.md"))
-PLAIN_PROGRESS_SECONDS = 30.0  # a progress line this often when stderr is not a terminal
-PROFILE_HELP = ("quick (about a minute; what the tests run), default (about 1,400 CPU-seconds: "
-                "12-14 minutes on 2 cores), or full (widest ranges, longest searches: an estimated "
-                "4,000 CPU-seconds)")
+PROFILE_HELP = ("the cases and efforts (default: default): quick (about a minute; what the tests "
+                "run), default (about 1,400 CPU-seconds: 9 minutes on 2 idle cores, 12-14 on a "
+                "shared machine), or full (widest ranges, longest searches: an estimated 4,000 "
+                "CPU-seconds)")
 
 
 def load_constants(args: argparse.Namespace) -> dict:
@@ -55,55 +54,23 @@ def provenance_of(args: argparse.Namespace, profile: str | None = None) -> dict[
 def console(stderr: bool = False):
     """The rich console for a command's human output: standard error when the JSON goes to
     standard output; the terminal's width, or COLUMNS, or 160 columns in a pipe or a file (rich's
-    default of 80 folds the report table mid-word in a log)."""
+    default of 80 folds the report table mid-word in a log).  A reader that goes away (``| head``)
+    ends the command in one line with exit code 2, as any output that cannot be written (rich
+    would exit with 1 and say nothing)."""
     import os
 
     from rich.console import Console
 
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise UsageError("cannot write standard output (Broken pipe)")
+
     stream = sys.stderr if stderr else sys.stdout
     if stream.isatty() or os.environ.get("COLUMNS"):
-        return Console(stderr=stderr)
-    return Console(stderr=stderr, width=160)
-
-
-@contextlib.contextmanager
-def progress() -> Iterator[Callable[[int, int], None]]:
-    """``update(done, total)`` as cases finish: a bar on a terminal; else (CI logs) one plain
-    line every PLAIN_PROGRESS_SECONDS and a last one, so that a long run is never silent."""
-    if sys.stderr.isatty():
-        from rich.console import Console
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
-
-        with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True),
-                      transient=True) as bar:
-            task = bar.add_task("cases", total=None)
-            yield lambda done, total: bar.update(task, completed=done, total=total)
-        return
-    import threading
-
-    began = time.monotonic()
-    state = {"done": 0, "total": 0}
-    stop = threading.Event()
-
-    def line() -> None:
-        print(f"verify: {state['done']}/{state['total']} cases done, {time.monotonic() - began:.0f} s",
-              file=sys.stderr, flush=True)
-
-    def tick() -> None:  # a line every PLAIN_PROGRESS_SECONDS, even while one long case runs
-        while not stop.wait(PLAIN_PROGRESS_SECONDS):
-            line()
-
-    ticker = threading.Thread(target=tick, name="verify-progress", daemon=True)
-    ticker.start()
-    try:
-        yield lambda done, total: state.update(done=done, total=total)
-    finally:
-        stop.set()
-        ticker.join()
-    if time.monotonic() - began >= PLAIN_PROGRESS_SECONDS:
-        line()
+        return _Console(stderr=stderr)
+    return _Console(stderr=stderr, width=160)
 
 
 def report_path(args: argparse.Namespace, ids: Sequence[str] | None, profile: str) -> Path | None:
@@ -162,7 +129,31 @@ def _outcome_store(args: argparse.Namespace):
         yield store
 
 
-def _open_journal(args: argparse.Namespace, consts: dict, options: dict):
+def command_line(args: argparse.Namespace) -> str:
+    """The command as typed (what a journal records as the run that wrote it)."""
+    import shlex
+
+    return "verify " + shlex.join(getattr(args, "argv", None) or [args.command])
+
+
+def known_ids(ids: Sequence[str] | None) -> list[str] | None:
+    """``ids`` checked against the id index (no result is imported: an unknown id is refused at
+    once) and renamed ids translated, with a note."""
+    from . import ids as index
+
+    if ids is None:
+        return None
+    unknown = sorted(set(ids) - index.KNOWN)
+    if unknown:
+        raise UsageError(f"unknown result or check: {', '.join(unknown)} (see `verify list`)")
+    for old in [i for i in ids if i in index.RENAMED]:
+        print(f"note: check {old} is now called {index.RENAMED[old]}", file=sys.stderr)
+    return [index.RENAMED.get(i, i) for i in ids]
+
+
+def _open_journal(args: argparse.Namespace, consts: dict, options: dict, ids: Sequence[str] | None):
+    """The run's journal (None without --journal): its key holds the checks the run judges, its
+    first line the command; a journal of another command, or an empty file, is refused."""
     from ..run.journal import Journal, JournalError, run_key
 
     if args.report_only and not args.journal:
@@ -171,38 +162,44 @@ def _open_journal(args: argparse.Namespace, consts: dict, options: dict):
         raise UsageError(f"--report-only: no such journal: {args.journal}")
     if not args.journal:
         return None
-    key = run_key(args.profile, {k: c.text for k, c in consts.items()}, options)
+    key = run_key(args.profile, {k: c.text for k, c in consts.items()}, options,
+                  checks=list(ids) if ids else ["all"])
     try:
-        return Journal(Path(args.journal), key)
+        return Journal(Path(args.journal), key, command_line(args), read_only=args.report_only)
     except JournalError as exc:
         raise UsageError(str(exc)) from None
 
 
 def run_checks(args: argparse.Namespace, ids: Sequence[str] | None, options: dict) -> int:
-    """Run the selected checks (all with ``ids`` None) and present them; the exit code."""
+    """Run the selected checks (all with ``ids`` None) and present them; the exit code.  The
+    ids and the journal are checked before the engine and the results are imported."""
+    consts = load_constants(args)
+    ids = known_ids(ids)
+    journal = _open_journal(args, consts, options, ids)
     from .. import constants as constants_mod
     from ..checks import Profile
     from .. import report
-    from ..results import REGISTRY, RENAMED, by_id, current_ids, proof_graph, select
-    from ..run import runner
+    from ..results import REGISTRY, by_id, proof_graph, select
+    from ..run import progress, runner
+    from . import certified as cli_certified
     from . import regression as cli_regression
 
-    consts = load_constants(args)
     profile = Profile(args.profile)
     prov = provenance_of(args, profile.value)  # taken before the run: the code and constants it starts from
-    for old in [i for i in ids or () if i in RENAMED]:
-        print(f"note: check {old} is now called {RENAMED[old]}", file=sys.stderr)
-    ids = current_ids(ids) if ids else ids
     try:
         results = select(ids)
     except KeyError as exc:
         raise UsageError(f"unknown result or check: {exc.args[0]} (see `verify list`)") from None
     checked = [r for r in results if r.checked]
-    journal = _open_journal(args, consts, options)
-    with _executor(args) as pool, _outcome_store(args) as store, progress() as update:
+    starts = cli_certified.certificate_starts(args, checked, ids, consts, profile, options)
+    for line in cli_certified.start_notes(starts):
+        print(f"verify: note: {line}", file=sys.stderr)
+    with _executor(args) as pool, _outcome_store(args) as store, \
+            progress.show("checking", "cases") as board:
         reports = runner.run(checked, constants_mod.values(consts), profile, options,
                              executor=pool, store=store, check_ids=ids, journal=journal,
-                             resolve=by_id, judge=not args.report_only, progress=update)
+                             resolve=by_id, judge=not args.report_only, progress=board.update,
+                             notes=board.folder)
     out = console(stderr=args.json == cli_args.STDOUT)
     if ids is None and not args.verbose:
         out.print(report.summary_table(reports, REGISTRY, proof_graph()))
@@ -224,6 +221,8 @@ def run_checks(args: argparse.Namespace, ids: Sequence[str] | None, options: dic
                                folder=path.parent, figures=drawn, figure_note=note, graph=proof_graph())
         cli_args.write_text(str(path), text, "--output")
         out.print(f"wrote {path}", highlight=False)
+    for line in cli_certified.closing_notes(starts, reports):
+        out.print(line, highlight=False, markup=False, soft_wrap=True)
     out.print(report.verdict_line(reports), highlight=False)
     return report.exit_code(reports)
 
@@ -292,7 +291,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.certified:
         from .certified import certified_ids
 
-        return run_checks(args, certified_ids([args.id]), options)
+        return run_checks(args, certified_ids(known_ids([args.id])), options)
     return run_checks(args, [args.id], options)
 
 
@@ -319,7 +318,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--profile", choices=["quick", "default", "full"], default="default", help=PROFILE_HELP)
     cli_args.add_constants(p)
-    p.add_argument("--workers", type=cli_args.positive, default=available_cores(),
+    p.add_argument("--workers", type=cli_args.workers, default=available_cores(),
                    help="processes to spread the cases over (default: the available cores, "
                         f"{available_cores()} here; with --cluster local, the Dask workers)")
     p.add_argument("--scheduler", metavar="ADDRESS",
@@ -346,17 +345,19 @@ def add_parsers(sub, command: Callable) -> None:
     subcommand whose help says what it is for, with an example."""
     from . import regression as cli_regression
 
-    al = command(sub, "all", "run every check; prints the per-result summary and the verdict, "
-                 "and with the default profile writes REPORT.md in the current folder (quick and "
-                 "full write a report only with --output)", "verify all --workers 2")
+    al = command(sub, "all", "run every check on the default profile unless --profile says "
+                 "otherwise; prints the per-result summary and the verdict, and with the default "
+                 "profile writes REPORT.md in the current folder (quick and full write a report "
+                 "only with --output)", "verify all --workers 2")
     add_run_options(al)
     cli_args.add_output(al, "where to write the markdown report (default: REPORT.md in the "
                         "current folder, default profile only)")
     cli_regression.add_affected_options(al)
     al.set_defaults(handler=cmd_all)
 
-    ch = command(sub, "check", "run the checks of one result or one check, on chosen d and eps "
-                 "if given; prints their tables and the verdict",
+    ch = command(sub, "check", "run the checks of one result or one check on the default "
+                 "profile's cases unless --profile says otherwise (or on chosen d and eps); prints "
+                 "their tables and the verdict",
                  "verify check prop1 --d 3 --eps 0.5")
     ch.add_argument("id", help="result id (prop1) or check id (prop1.bound)")
     ch.add_argument("--d", type=cli_args.d_range, help="values of d: N, A-B or a comma list")

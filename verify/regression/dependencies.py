@@ -88,6 +88,19 @@ def dumps(dep: DependencyMap) -> str:
             f'  "reads": {{\n{lines}\n  }}\n}}\n')
 
 
+def differences(dep: DependencyMap, recorded: DependencyMap) -> list[str]:
+    """The check ids whose reads differ between two maps (or that one of them lacks)."""
+    return sorted(c for c in set(dep.reads) | set(recorded.reads)
+                  if dep.reads.get(c) != recorded.reads.get(c))
+
+
+def map_json(dep: DependencyMap, changed: Sequence[str], written: bool) -> str:
+    """``verify deps --json``: the map, and how it compares with the recorded one."""
+    return json.dumps({"profile": dep.profile, "code": dep.code,
+                       "reads": {cid: list(keys) for cid, keys in sorted(dep.reads.items())},
+                       "differs_from_recorded": list(changed), "written": written}, indent=2) + "\n"
+
+
 def load_map(path: Path = MAP_FILE) -> DependencyMap:
     """The recorded map; a missing file is an empty map (every check then counts as a reader)."""
     if not Path(path).exists():
@@ -145,7 +158,10 @@ _STEP = re.compile(r"^\s*(\d+)\.\s")
 
 def proof_blocks(text: str) -> list[tuple[str, str]]:
     """A proof document as (label, text) blocks: each numbered step (``step N``, continuation
-    lines included) and each other paragraph (``line L``)."""
+    lines included) and each other paragraph (``line L``).  A line that starts with a number and
+    a dot opens a step only where Markdown would open a list item: after a blank line, inside a
+    list of steps, or as step 1; inside a paragraph ("... at most `cor1.max_repetitions` =" /
+    "5000. Examples ...") it is the paragraph's wrapped text."""
     blocks: list[tuple[str, list[str]]] = []
     fresh = True
     for number, line in enumerate(text.splitlines(), start=1):
@@ -153,6 +169,9 @@ def proof_blocks(text: str) -> list[tuple[str, str]]:
         if not line.strip():
             fresh = True
             continue
+        in_list = bool(blocks) and blocks[-1][0].startswith("step ")
+        if step and not (fresh or in_list or step.group(1) == "1"):
+            step = None
         if step or fresh:
             blocks.append((f"step {step.group(1)}" if step else f"line {number}", [line.strip()]))
         else:
@@ -184,7 +203,8 @@ def explain(key: str, constants: Mapping[str, Constant], results: Sequence[Resul
              "recorded": ch.id in dep.reads}
             for ch in checks if ch.id in readers]
     return {"key": key, "value": c.text, "exact": str(Fraction(c.value)), "meaning": c.meaning,
-            "source": c.source, "checks": rows,
+            "source": c.source, "domain": c.domain.text if c.domain else None,
+            "domain_reason": c.domain.reason if c.domain else "", "checks": rows,
             "proof_steps": [{"document": d, "step": s, "text": t}
                             for d, s, t in proof_steps(key, [r["check"] for r in rows])],
             "map": {"profile": dep.profile, "code": dep.code}}

@@ -59,7 +59,7 @@ class Slack:
     failing: Fraction | None  # the nearest failing value (the other end of the last interval)
     binding: tuple[str, str, str] | None  # (check, case, detail) failing at ``failing``
     checks: tuple[str, ...]
-    left_out: int  # cases failing already at the current value
+    left_out: tuple[tuple[str, str], ...]  # (check, case) failing already at the current value
     probes: int
     seconds: float  # wall-clock
     note: str = ""
@@ -76,16 +76,19 @@ Judge = Callable[[Fraction, bool], Probe]
 
 
 def prober(key: str, checks: Sequence[Check], constants: Mapping[str, Fraction], profile: Profile,
-           options: Mapping[str, object], skip: frozenset = frozenset()) -> Judge:
+           options: Mapping[str, object], skip: frozenset = frozenset(),
+           tell: Callable[[str], None] = lambda text: None) -> Judge:
     """``probe(value, stop_early)``: judge every case of ``checks`` with KEY = value, except the
-    (check, case) pairs in ``skip``; with ``stop_early`` it stops at the first failure."""
+    (check, case) pairs in ``skip``; with ``stop_early`` it stops at the first failure.
+    ``tell(text)`` hears which case is being judged (the progress display)."""
     def probe(value: Fraction, stop_early: bool) -> Probe:
         consts = {**constants, key: value}
         failures, margins = [], {}
-        for check in checks:
+        for number, check in enumerate(checks, start=1):
             for case in check.cases(profile, consts, options):
                 if (check.id, case.label) in skip:
                     continue
+                tell(f"{key} = {value}: {check.id} (check {number} of {len(checks)}) at {case.label}")
                 outcome = check.judge(case, consts)
                 margins[(check.id, case.label)] = outcome.margin
                 if outcome.passed is not True:
@@ -190,18 +193,24 @@ def _where(p: Probe) -> str:
 
 def slack(key: str, constants: Mapping[str, Fraction], checks: Sequence[Check], profile: Profile,
           options: Mapping[str, object], lo: Fraction | None = None, hi: Fraction | None = None,
-          rtol: Fraction = DEFAULT_RTOL) -> Slack:
-    """The slack of one constant over ``checks`` (its readers) on the chosen cases."""
+          rtol: Fraction = DEFAULT_RTOL,
+          progress: Callable[[int, str], None] = lambda probes, text: None) -> Slack:
+    """The slack of one constant over ``checks`` (its readers) on the chosen cases;
+    ``progress(probes, text)``: the probes begun and the case being judged, as it goes."""
     if not checks:
         raise NoPassingValue(f"no check reads {key}: nothing binds it")
     start, cpu = time.perf_counter(), time.process_time()
     value = constants[key]
     if value == 0 and lo is None:
         raise DependencyError(f"{key} is 0: give a bracket with --lo and --hi")
-    baseline = prober(key, checks, constants, profile, options)(value, False)
-    skip = frozenset((c, k) for c, k, _ in baseline.failures)
-    judge = prober(key, checks, constants, profile, options, skip)
     probes = [1]
+
+    def tell(text: str) -> None:
+        progress(probes[0], f"probe {probes[0]}: {text}")
+
+    baseline = prober(key, checks, constants, profile, options, tell=tell)(value, False)
+    skip = tuple((c, k) for c, k, _ in baseline.failures)
+    judge = prober(key, checks, constants, profile, options, frozenset(skip), tell)
 
     def counted(v: Fraction, early: bool) -> Probe:
         probes[0] += 1
@@ -210,7 +219,7 @@ def slack(key: str, constants: Mapping[str, Fraction], checks: Sequence[Check], 
     found = search(key, value, counted, lo, hi, rtol, baseline)
     bad = found.failing_probe
     return Slack(key, value, found.direction, found.limit, found.failing,
-                 bad.failures[0] if bad else None, tuple(c.id for c in checks), len(skip),
+                 bad.failures[0] if bad else None, tuple(c.id for c in checks), skip,
                  probes[0], time.perf_counter() - start, found.note, time.process_time() - cpu)
 
 
@@ -225,8 +234,15 @@ def line(s: Slack) -> str:
             f"fail, at {s.failing} (~{float(s.failing):.4g}): {check} at {case}: "
             f"{detail} ({s.probes} probes, {s.seconds:.0f} s)")
     if s.left_out:
-        text += f"; {s.left_out} cases already failing at the current value left out"
+        text += (f"; {len(s.left_out)} cases already failing at the current value left out: "
+                 + left_out_text(s.left_out))
     return text + (f"; {s.note}" if s.note else "")
+
+
+def left_out_text(cases: Sequence[tuple[str, str]], shown: int = 6) -> str:
+    """The cases left out, named ("thm2.delta at d=3, eps=1e-06; ..."), the first ``shown``."""
+    text = "; ".join(f"{check} at {case}" for check, case in cases[:shown])
+    return text + (f"; and {len(cases) - shown} more (--json lists them)" if len(cases) > shown else "")
 
 
 def as_dict(s: Slack) -> dict:
@@ -234,7 +250,8 @@ def as_dict(s: Slack) -> dict:
             "limit": None if s.limit is None else str(s.limit),
             "failing": None if s.failing is None else str(s.failing), "factor": s.factor,
             "binding": None if s.binding is None else dict(zip(("check", "case", "detail"), s.binding)),
-            "checks": list(s.checks), "left_out": s.left_out, "probes": s.probes,
+            "checks": list(s.checks), "left_out": len(s.left_out),
+            "left_out_cases": [{"check": c, "case": k} for c, k in s.left_out], "probes": s.probes,
             "seconds": round(s.seconds, 1), "cpu_seconds": round(s.cpu, 1), "note": s.note}
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from importlib import resources
 from typing import Callable, Iterable, Mapping, Sequence
 
-from . import executors, memo
+from . import executors, memo, progress as progress_notes
 from ..checks import (Calibration, Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile,
                      Reach, Result)
 from ..constants import Tracked
@@ -179,13 +180,15 @@ def _run_group(resolve: Callable[[str], Result],
                group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, str, Outcome, Timing]]:
     """Judge several checks of one result on one case in one process, so that work they share
     (a training plan, a moment set) is computed once and reused through the engine's caches;
-    ``resolve`` finds the result by its id in the worker process."""
+    ``resolve`` finds the result by its id in the worker process; each case is a task of the
+    display (:mod:`verify.run.progress`: what a long case is doing)."""
     result_id, items, constants = group
     checks = {c.id: c for c in resolve(result_id).checks}
     out = []
     for check_id, case in items:
         start, cpu = time.perf_counter(), time.process_time()
-        outcome = memo.judge(checks[check_id], case, constants)
+        with progress_notes.task(check_id, where=case.label):
+            outcome = memo.judge(checks[check_id], case, constants)
         out.append((check_id, case.label, outcome,
                     Timing(time.perf_counter() - start, time.process_time() - cpu)))
     return out
@@ -235,8 +238,10 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
         journal: Journal | None = None, judge: bool = True,
         executor: executors.Executor | None = None,
         store: memo.OutcomeStore | None = None, *,
-        resolve: Callable[[str], Result]) -> list[CheckReport]:
-    """Judge every case of every check; ``progress(done, total)`` is called as cases finish.
+        resolve: Callable[[str], Result], notes: Path | None = None) -> list[CheckReport]:
+    """Judge every case of every check; ``progress(done, total)`` is called as cases finish,
+    and a case that runs for long says what it is doing in ``notes`` (a display's folder,
+    :func:`verify.run.progress.show`).
     With a ``journal``, cases it already holds are taken from it and each new outcome is
     recorded in it as soon as it is judged; with ``judge=False`` nothing new is judged and the
     cases the journal lacks are left missing (status ``incomplete``).  Outcomes are listed in
@@ -271,7 +276,8 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
     if progress:
         progress(0, total)
     executor = executor or executors.choose(workers)
-    job = partial(memo.serving, store, partial(_run_group, resolve))
+    job = partial(progress_notes.serving, notes,
+                  partial(memo.serving, store, partial(_run_group, resolve)))
     for stage in stages(tasks, {c.id: c for rep in reports.values() for c in (rep.check,)}):
         stream = executor.completed(job, stage)
         try:
