@@ -1,4 +1,4 @@
-"""Exact population moments at background-symmetric attention (notes section 4).
+"""Exact population moments at background-symmetric attention (proofs/model.md, section 4).
 
 For a word with ``k = C_s`` target symbols and ``n`` background symbols, and attention gap
 ``alpha_s - alpha_j = ln a``, the target attention is ``gamma = k a / (k a + n)``.  The Laplace
@@ -53,7 +53,7 @@ def _powers(x, n: int, one=None) -> list:
 
 
 def pgf_derivative(j: int, one_minus_qz, p, q):
-    """G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1), from ``1 - q z`` (notes section 2)."""
+    """G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1), from ``1 - q z`` (proofs/model.md, section 2)."""
     return mpmath.factorial(j) * p * q ** (j - 1) / one_minus_qz ** (j + 1)
 
 
@@ -152,7 +152,7 @@ def weighted_setup(d, c_target, c_back, family: Family, order: int, be: Backend 
 
 
 def moment_integrand(t, s: MomentSetup, be: Backend = MPMATH) -> list:
-    """The r = 1..order integrands at ``t`` (notes section 4), written once for every number type.
+    """The r = 1..order integrands at ``t`` (proofs/model.md, section 4), written once for every number type.
 
     ``1 - q z`` is formed as ``(1 - x + (d-1)(1 - y))/d + p z`` with ``1 - x`` from ``expm1``:
     a sum of positive terms, so a ball ``t`` near 0 gives a ball away from 0 (``1 - (q z)``

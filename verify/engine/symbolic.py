@@ -51,7 +51,7 @@ def p_of_d(dd: sp.Expr = d) -> sp.Expr:
 
 
 def pgf(z: sp.Expr, dd: sp.Expr = d) -> sp.Expr:
-    """Generating function of the word length, G(z) = p z / (1 - q z) (notes, section 2)."""
+    """Generating function of the word length, G(z) = p z / (1 - q z) (proofs/model.md, section 2)."""
     p = p_of_d(dd)
     return p * z / (1 - (1 - p) * z)
 

@@ -12,7 +12,7 @@ So an identity SymPy proves here holds for every d and every word.
   (the paper's (1)); :func:`word_loss` — 1/2 (f - y)^2.
 * :func:`word_law` — P(C(w) = C) = p q^(m-1) d^(-m) m! / prod_l C_l! (Section 2: a Geometric
   length, i.i.d. uniform symbols), with p = 1/(d - 1).
-* :func:`count_pgf` — E[prod_l x_l^{C_l}] = G((x_1 + ... + x_d)/d) (notes, section 2).
+* :func:`count_pgf` — E[prod_l x_l^{C_l}] = G((x_1 + ... + x_d)/d) (proofs/model.md, section 2).
 """
 from __future__ import annotations
 

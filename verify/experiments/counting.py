@@ -4,7 +4,7 @@ Words are drawn by :meth:`verify.engine.distribution.WordDistribution.sample_cou
 of any length).  Targets are ``n_targets`` distinct symbols drawn per seed (unknown to the learner):
 occurrence = one target; OR = positive if at least one of two targets occurs; AND = both occur.
 
-Models (notes/math.md section 1):
+Models (proofs/model.md, section 1):
 
 * model (1), one head, fixed bias -1: f = beta . gamma(alpha) - 1, with
   dR/dbeta = mean(e gamma), dR/dalpha_l = mean(e gamma_l (beta_l - (f + 1))) (the formulas of

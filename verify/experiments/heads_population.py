@@ -24,7 +24,7 @@ The plan in population form (model (2), f = sum_h B_h . gamma^(h) - 1, target s)
    after its step budget, so this is the plan's best case.
 
 The step.  At alpha = 0 all heads share gamma, so head h's gradient is the single-head one with
-the residual's output u = sum_g B0_g and the derivative's output v = B0_h (notes/math.md,
+the residual's output u = sum_g B0_g and the derivative's output v = B0_h (proofs/model.md,
 section 1; the gamma-derivative of v . gamma is gamma_l (v_l - v . gamma)):
 
   g(u, v)_l = v_l (M u)_l - T(u, v)_l + L1(v)_l,   T(u, v)_l = E[(u . gamma)(v . gamma) gamma_l],

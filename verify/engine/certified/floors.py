@@ -1,6 +1,6 @@
 """Floors as balls: the minimum over the output weights of the quadratic loss at fixed attention.
 
-At fixed attention (notes, section 4; :mod:`verify.engine.general.optimum`)
+At fixed attention (proofs/model.md, section 4; :mod:`verify.engine.general.optimum`)
 
     L_s(b) = 1/2 b' Q b - 2 b' m + 1,   Q = E[Gamma Gamma^T],  m = E[Gamma 1{y=+1}],
 

@@ -38,7 +38,7 @@ def arb_reduction(family: Family):
 
 @lru_cache(maxsize=None)
 def arb_phases():
-    """Phases 1-2 closed forms (notes, section 3) as a function of Arb balls."""
+    """Phases 1-2 closed forms (proofs/model.md, section 3) as a function of Arb balls."""
     return lambdify_phases(NAMESPACE)
 
 

@@ -1,4 +1,4 @@
-"""Population expectations of models (1) and (2) at ARBITRARY attention (notes, sections 1, 2, 4).
+"""Population expectations of models (1) and (2) at ARBITRARY attention (proofs/model.md, sections 1, 2, 4).
 
 The package, one job per module:
 

@@ -16,7 +16,7 @@ vectors ``T_k[l] = tau_l^k x_l`` with ``tau_l = t c_l`` and ``x_l = e^(-tau_l)``
 holds exactly one pgf term (``G``, ``G0`` or ``D``), so a backend that integrates in ``t``
 hands the kernels those terms divided by ``t``.
 
-Formulas (notes, sections 1, 2, 4).  With ``G^(j)`` the derivatives of the length pgf at ``z``,
+Formulas (proofs/model.md, sections 1, 2, 4).  With ``G^(j)`` the derivatives of the length pgf at ``z``,
 ``G0^(j)`` at ``z0 = z - x_s/d`` and ``Delta_j = G^(j)(z) - G^(j)(z0)``:
 
     E[gamma_l]           = int T1_l G'/d du,
@@ -39,7 +39,7 @@ def pgf_terms(small, big, diff, p, q, order: int,
     ``diff = big - small > 0``; ``G0``, ``D`` are None when ``big`` is None, ``G0`` when not
     ``g0``.
 
-    ``G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1)`` (notes, section 2), and the gap is formed
+    ``G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1)`` (proofs/model.md, section 2), and the gap is formed
     without cancellation as ``j! p q^(j-1) diff sum_i big^i small^(j-i) / (big small)^(j+1)``.
 
     >>> G, G0, D = pgf_terms(0.5, 0.75, 0.25, 0.5, 0.5, 2)

@@ -1,6 +1,6 @@
 """The moments pass: E[gamma], E[gamma 1{y=+1}] and E[gamma gamma^T] at arbitrary attention.
 
-Laplace representation (notes, sections 1, 2).  For a word ``u = sum_l C_l c_l >= min c > 0``, so
+Laplace representation (proofs/model.md, sections 1, 2).  For a word ``u = sum_l C_l c_l >= min c > 0``, so
 ``u^-r = (1/(r-1)!) int_0^inf t^(r-1) e^(-t u) dt`` and, by Tonelli,
 ``E[g(C) / u^r] = (1/(r-1)!) int_0^inf t^(r-1) E[g(C) prod_l x_l^(C_l)] dt`` with
 ``E[prod x^C] = G(z)``; multiplying by a count is the operator ``x_l d/dx_l``.  The integrands
