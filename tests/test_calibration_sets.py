@@ -31,11 +31,15 @@ def _report(check_id, profile, judge=None):
     return CheckReport(result, check, outs, params={c.label: c.params for c in cases})
 
 
-def test_prop3_uniform_values_at_d3_and_the_symbolic_floor_are_in_sample_for_c2():
-    """c2 = 1/10 was set from the d = 3 floor 1/2 - 1/(4 ln 2); prop3.uniform_symbolic's bound
-    for every d is that value: both count apart."""
+def test_prop3_uniform_values_at_d3_are_in_sample_but_the_symbolic_floor_is_a_proof():
+    """c2 = 1/10 was set from the d = 3 floor 1/2 - 1/(4 ln 2): the numeric value at d = 3 counts
+    apart; prop3.uniform_symbolic proves that bound for every d, and a proof over a range holds at
+    a calibration case as anywhere: it counts (issue 38), and its row names the calibration."""
+    from verify.report.summary import evidence_phrase
+
     rep = _report("prop3.uniform_symbolic", Profile.DEFAULT)
-    assert rep.status == "in-sample only" and rep.passed == [] and rep.in_sample_passed == (1, 1)
+    assert rep.status == "pass" and len(rep.passed) == 1 and rep.in_sample_passed == (0, 0)
+    assert "holds prop3.c2's calibration cases" in evidence_phrase(rep)
     rep = _report("prop3.uniform", Profile.DEFAULT)
     assert rep.in_sample_passed == (1, 1) and len(rep.passed) == len(rep.outcomes) - 1
     assert _report("prop3.uniform", Profile.QUICK).status == "in-sample only"  # d = 3 only
@@ -58,13 +62,19 @@ def test_a_certified_box_containing_calibration_cases_is_in_sample():
     cases: not held out for them; the quick thm2 box (d = 10) holds none."""
     from verify.results import cor1_samples, thm2
 
-    whole = _report("thm2.certified_box", Profile.DEFAULT)
-    assert whole.status == "in-sample only" and whole.passed == []
+    from verify.report.summary import evidence_phrase
+
+    whole = _report("thm2.certified_box", Profile.DEFAULT)  # a proof: it counts, and says so
+    assert whole.status == "pass" and len(whole.passed) == len(whole.outcomes)
+    assert [o for o in whole.counted if whole.in_sample(o)]  # the box with d = 3..8
+    assert "holds thm2.C's calibration cases" in evidence_phrase(whole)
     assert _report("thm2.certified_box", Profile.QUICK).status == "pass"
     cor1 = _report("cor1.certified_box", Profile.DEFAULT)  # the whole box, and the eps tail
-    assert cor1.in_sample_passed == (1, 1) and [o.case for o in cor1.passed] == \
-        [c.label for c in _check("cor1.certified_box")[1].cases(Profile.DEFAULT, constants(), {})
-         if c.params["eps_hi"] <= 1e-6]  # eps <= 1e-6 holds none of cor1.C's cases: held out
+    assert cor1.in_sample_passed == (0, 0) and len(cor1.passed) == len(cor1.outcomes)
+    inside = [o.case for o in cor1.counted if cor1.in_sample(o)]
+    assert inside == [c.label for c in _check("cor1.certified_box")[1].cases(Profile.DEFAULT, constants(), {})
+                      if c.params["eps_hi"] > 1e-6]  # eps <= 1e-6 holds none of cor1.C's cases
+    assert "1 of its 2 ranges hold cor1.C's calibration cases" in evidence_phrase(cor1)
     assert _report("prop1.certified_box", Profile.DEFAULT).status == "pass"  # no measured constant
     assert thm2.box_calibration({"d_lo": 3, "d_hi": 1e9}) == (3, 8)
     assert thm2.box_calibration({"d_lo": 8.5, "d_hi": 1e9}) is None

@@ -108,16 +108,22 @@ def _certified_text(rep: CheckReport) -> str:
     parts = [_box_text(rep, checked)] if checked else []
     if engine:
         parts.append(f"{_box_text(rep, engine)} (certified, engine only)")
-    text = "; ".join(parts)
+    return "; ".join(parts) + _calibration_note(rep)
+
+
+def _calibration_note(rep: CheckReport) -> str:
+    """For a proof over a range: which of its ranges hold a measured constant's calibration
+    cases (a proof there as everywhere, not a held-out test of the constant), with the smallest
+    margin among them."""
     inside = [o for o in rep.counted if rep.in_sample(o)]
-    if inside:
-        keys = ", ".join(c.constant for c in rep.result.calibrations_for(rep.check.id))
-        which = ("its range holds" if len(inside) == len(rep.counted)
-                 else f"{len(inside)} of its {len(rep.counted)} ranges hold")
-        margins = [o.margin for o in inside if o.margin is not None]
-        low = f", smallest margin there {min(margins):+.3g}" if margins else ""
-        text += f" ({which} {keys}'s calibration cases{low})"
-    return text
+    if not inside:
+        return ""
+    keys = ", ".join(c.constant for c in rep.result.calibrations_for(rep.check.id))
+    which = ("its range holds" if len(inside) == len(rep.counted)
+             else f"{len(inside)} of its {len(rep.counted)} ranges hold")
+    margins = [o.margin for o in inside if o.margin is not None]
+    low = f", smallest margin there {min(margins):+.3g}" if margins else ""
+    return f" ({which} {keys}'s calibration cases{low})"
 
 
 def _box_words(boxes: list[dict]) -> str:
@@ -157,7 +163,7 @@ def _phrase(rep: CheckReport) -> str:
     kind, reach = rep.check.evidence, rep.check.covers
     if kind is Evidence.SYMBOLIC and reach is Reach.RANGE:
         label = "; ".join(dict.fromkeys(o.case for o in rep.counted))
-        return f"proved{scope} for {label}"
+        return f"proved{scope} for {label}" + _calibration_note(rep)
     if kind is Evidence.CERTIFIED and reach is Reach.RANGE:
         return f"certified{scope} for {_certified_text(rep)}"
     verb = {Evidence.CERTIFIED: "certified", Evidence.NUMERIC: "numeric",
