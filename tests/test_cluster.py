@@ -24,7 +24,7 @@ from verify.run import executors, memo, runner
 from verify.checks import Case, Check, Evidence, Outcome, Profile
 from verify.cli import main
 from verify.constants import load, values
-from verify.results import by_id, select
+from verify.results import by_id, proof_graph, select
 from verify.run.journal import Journal, run_key
 
 distributed = pytest.importorskip("distributed")
@@ -42,7 +42,9 @@ def masked(json_text: str) -> dict:
 
 
 def cli_run(tmp_path: Path, name: str, *flags: str) -> tuple[bytes, dict]:
-    md, js = tmp_path / f"{name}.md", tmp_path / f"{name}.json"
+    folder = tmp_path / name  # one folder per run, the same file names: the report names its figures' folder
+    folder.mkdir()
+    md, js = folder / "report.md", folder / "report.json"
     code = main(["check", CHECK, "--profile", "quick", "--output", str(md), "--json", str(js), *flags])
     assert code == 0
     return md.read_bytes(), masked(js.read_text())
@@ -164,7 +166,7 @@ def test_a_worker_killed_mid_run_is_rescheduled_and_changes_nothing(tmp_path, mo
     counts = Counter((x["check"], x["case"]) for x in lines)
     expected = sum(len(r.outcomes) for r in reports)
     assert len(counts) == expected and set(counts.values()) == {1}  # each case once
-    text = report.json_report(reports, results, consts, Profile.QUICK)
+    text = report.json_report(reports, results, consts, Profile.QUICK, graph=proof_graph())
     ref = dict(reference[1], provenance={})  # the CLI adds the provenance; runner.run does not
     assert masked(text) == ref
 
