@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Callable, Mapping, Sequence
 
 from .ledger import Obligation
+from .status import Status  # noqa: F401  (a check's status in a run, beside its evidence)
 
 
 class Evidence(str, Enum):

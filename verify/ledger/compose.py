@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Iterable, Mapping
 
+from ..status import Status
 from .obligations import Discharge, Obligation
 from .region import Region, covers, merge
 
@@ -45,7 +46,6 @@ LEVEL_WORDS = {Level.FAILED: "FAILED", Level.NOT_RUN: "not run", Level.OPEN: "op
 _KIND_LEVEL = {Discharge.SYMBOLIC: Level.PROVED, Discharge.HAND: Level.HAND,
                Discharge.NUMERIC: Level.NUMERIC, Discharge.STATISTICAL: Level.STATISTICAL,
                Discharge.SEARCH: Level.SEARCH, Discharge.OPEN: Level.OPEN}
-GOOD = ("pass", "discrepancy", "in-sample only")  # statuses under which a check discharges
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def _own(ob: Obligation, facts: Mapping[str, CheckFacts] | None) -> list[Piece]:
 
 
 def _status_level(ob: Obligation, facts: Mapping[str, CheckFacts]) -> Level:
-    if any(c in facts and facts[c].status not in GOOD for c in ob.checks):
+    if any(c in facts and not Status(facts[c].status).discharges for c in ob.checks):
         return Level.FAILED
     return Level.NOT_RUN if any(c not in facts for c in ob.checks) else Level.PROVED
 

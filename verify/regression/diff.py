@@ -14,11 +14,12 @@ import math
 from pathlib import Path
 from typing import Mapping
 
+from ..status import Status
 from .dependencies import DependencyError, read_json
 
 DEFAULT_FACTOR = 2.0
-REGRESSED = ("FAIL", "discrepancy", "undecided", "incomplete")
-SEVERITY = {"FAIL": 0, "undecided": 1, "incomplete": 2, "discrepancy": 3, "pass": 4, "absent": 5}
+ORDER = (Status.FAIL, Status.UNDECIDED, Status.INCOMPLETE, Status.DISCREPANCY, Status.PASS)
+SEVERITY = {**{s.value: i for i, s in enumerate(ORDER)}, "absent": len(ORDER)}  # worst first
 
 
 def load_report(path: Path) -> dict:
@@ -75,7 +76,7 @@ def compare(old: Mapping, new: Mapping, factor: float = DEFAULT_FACTOR) -> dict:
         sa, sb = (a or {}).get("status", "absent"), b.get("status")
         if sa != sb:
             status.append({"check": cid, "old": sa, "new": sb,
-                           "regression": sa == "pass" and sb in REGRESSED,
+                           "regression": sa == "pass" and sb in {s.value for s in Status if s.regressed},
                            "worst_case": b.get("worst_case", ""), "detail": b.get("worst_detail", "")})
         if a is None:
             continue

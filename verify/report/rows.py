@@ -7,9 +7,9 @@ from typing import Sequence
 
 from ..checks import Evidence, Outcome, Reach
 from ..run.runner import CheckReport
+from ..status import Status
 
 RANGE_KEYS = ("d", "eps", "c", "eta1", "H", "s")
-BAD = ("FAIL", "undecided", "incomplete", "discrepancy not reproduced")
 # statuses that neither fail the run nor count as passes: "in-sample only" (every counted case
 # is one a measured constant was calibrated on), "configuration ok", "exhibit", "vacuous"
 EXIT_MEANING = "0: every check passes; 1: a check fails, is undecided or incomplete; 2: bad input"
@@ -113,7 +113,7 @@ def passed_text(row: dict) -> str:
     """Held-out passes out of held-out cases, with the in-sample passes of a calibrated
     constant beside them: ``60/60 held-out, +25/25 in-sample`` ("-" for a check that claims
     nothing: an exhibit or only vacuous cases)."""
-    if row["status"] in ("exhibit", "vacuous", "configuration ok"):
+    if Status(row["status"]).shown_only:
         return "-"
     text = f"{row['passed']}/{row['held_out']}"
     if row["in_sample"]:
@@ -163,9 +163,9 @@ def ledger_text(reports: Sequence[CheckReport]) -> str:
 
 def overall(reports: Sequence[CheckReport]) -> str:
     """One phrase for the whole run."""
-    if any(r.status == "FAIL" for r in reports):
+    if any(r.status is Status.FAIL for r in reports):
         return "some checks FAIL"
-    if any(r.status in ("undecided", "discrepancy not reproduced") for r in reports):
+    if any(r.status in (Status.UNDECIDED, Status.NOT_REPRODUCED) for r in reports):
         return "some checks are undecided or contradict a documented discrepancy"
     missing = sum(r.missing for r in reports)
     if missing:
@@ -173,7 +173,7 @@ def overall(reports: Sequence[CheckReport]) -> str:
         return (f"incomplete: {missing} cases of {short} checks were not run; every case that ran "
                 "passes")
     text = "every check passes (exhibits, vacuous cases and documented discrepancies aside)"
-    only = sum(1 for r in reports if r.status == "in-sample only")
+    only = sum(1 for r in reports if r.status is Status.IN_SAMPLE_ONLY)
     if only:
         text += f"; {only} check{'s' if only > 1 else ''} in-sample only (not counted)"
     return text
@@ -183,7 +183,7 @@ def exit_code(reports: Sequence[CheckReport]) -> int:
     """0 when every check passed (or fails only as a documented discrepancy inside its scope, or
     is an exhibit, vacuous, a configuration inside the hypotheses, or in-sample only), 1
     otherwise."""
-    return 1 if any(r.status in BAD for r in reports) else 0
+    return 1 if any(r.status.bad for r in reports) else 0
 
 
 CODE_MEANING = {0: "success", 1: "a check fails, is undecided or incomplete"}

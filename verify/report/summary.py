@@ -21,6 +21,7 @@ from typing import Mapping, Sequence
 from ..checks import Evidence, Reach, Result
 from ..ledger import Obligation, Verdict
 from ..run.runner import CheckReport
+from ..status import BAD, Status
 from . import proof_ledger
 from .rows import range_values
 
@@ -146,7 +147,7 @@ def _box_words(boxes: list[dict]) -> str:
 
 def _in_sample_note(rep: CheckReport) -> str:
     """For a check whose every case is a calibration case of a measured constant: which."""
-    if rep.status != "in-sample only":
+    if rep.status is not Status.IN_SAMPLE_ONLY:
         return ""
     keys = ", ".join(c.constant for c in rep.result.calibrations_for(rep.check.id))
     return f" (in-sample: its range holds {keys}'s calibration cases)"
@@ -189,7 +190,7 @@ def _rank(rep: CheckReport) -> int:
 def strongest(reps: Sequence[CheckReport], keep: int = 3) -> str:
     """The strongest evidence for the statement (passing checks only), at most ``keep`` kinds
     (how the proof's steps stand is the verdict's: the proof ledger)."""
-    held = sorted((r for r in reps if is_statement(r) and r.status in ("pass", "discrepancy", "in-sample only")),
+    held = sorted((r for r in reps if is_statement(r) and r.status.discharges),
                   key=_rank)
     phrases, kinds = [], set()
     for rep in held:
@@ -203,9 +204,6 @@ def strongest(reps: Sequence[CheckReport], keep: int = 3) -> str:
     return "; ".join(phrases) or "-"
 
 
-BAD = ("FAIL", "undecided", "incomplete", "discrepancy not reproduced")
-
-
 def verdict(reps: Sequence[CheckReport], composed: Verdict | None = None) -> str:
     """A result's verdict: a failing, undecided or incomplete check first; else the proof
     ledger's composed verdict (``composed``), or "holds" from the checks' statuses where the
@@ -215,9 +213,9 @@ def verdict(reps: Sequence[CheckReport], composed: Verdict | None = None) -> str
         if bad in statuses:
             n = statuses.count(bad)
             return f"{bad} ({n} check{'s' * (n != 1)})"
-    if not any(s in ("pass", "discrepancy", "in-sample only") for s in statuses):
+    if not any(s.discharges for s in statuses):
         return "exhibit only"
-    n = statuses.count("discrepancy")
+    n = statuses.count(Status.DISCREPANCY)
     documented = f" (with {n} documented discrepanc{'ies' if n != 1 else 'y'})" if n else ""
     if composed is None:
         return "holds as checked" + documented
@@ -276,7 +274,7 @@ def section5_line(reports: Sequence[CheckReport], recorded: Mapping | None) -> s
     """The experiments' own line: this run's verdicts when it ran them, else the recorded grid."""
     reps = [r for r in reports if r.result.id == "experiments"]
     if reps:
-        held = sum(r.status == "pass" for r in reps)
+        held = sum(r.status is Status.PASS for r in reps)
         return (f"Section 5 (experiments, this run): {held} of {len(reps)} claims hold "
                 f"({', '.join(f'`{r.check.id}` {r.status}' for r in reps)}).")
     if not recorded:

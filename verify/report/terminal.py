@@ -10,14 +10,12 @@ from rich.table import Table
 from ..checks import Result
 from ..ledger import Obligation
 from ..run.runner import CheckReport
+from ..status import Status
 from .cells import fit
 from .exhibits import exhibits
 from .rows import passed_text, rows, status_text
 from .summary import summary_rows
 
-COLOUR = {"pass": "green", "FAIL": "bold red", "discrepancy": "yellow", "undecided": "magenta",
-          "incomplete": "cyan", "discrepancy not reproduced": "bold magenta", "exhibit": "blue",
-          "vacuous": "blue", "in-sample only": "cyan", "configuration ok": "blue"}
 
 
 def summary_table(reports: Sequence[CheckReport], results: Sequence[Result],
@@ -45,7 +43,7 @@ def terminal_table(reports: Sequence[CheckReport], pending: Sequence[Result]) ->
     for row in rows(reports):
         table.add_row(row["check"], escape(row["claim"]), str(row["cases"]), passed_text(row),
                       row["worst_margin"], row["evidence"],
-                      f"[{COLOUR.get(row['status'], 'white')}]{status_text(row)}[/]", f"{row['seconds']:.1f}s")
+                      f"[{Status(row['status']).colour}]{status_text(row)}[/]", f"{row['seconds']:.1f}s")
     for result in pending:
         table.add_row(result.id, escape(result.statement), "-", "-", "-", "-", "not checked yet", "-")
     return table

@@ -15,6 +15,7 @@ from . import executors, memo, progress as progress_notes
 from ..checks import (Calibration, Case, Check, Constants, Discrepancy, Evidence, Outcome, Profile,
                      Reach, Result)
 from ..constants import Tracked
+from ..status import Status
 from .journal import Journal, Timing
 
 
@@ -133,29 +134,29 @@ class CheckReport:
         return 0 if self.expected is None else self.expected - len(self.outcomes)
 
     @property
-    def status(self) -> str:
+    def status(self) -> Status:
         """FAIL, undecided, incomplete, discrepancy not reproduced, discrepancy; then for a check
         with nothing counted: configuration ok, vacuous or exhibit; "in-sample only" when every
         counted case passes but each is a case a measured constant was calibrated on (no
         held-out case: shown, never counted as a pass, and not a failure of the run); else
         pass."""
         if self.unexpected:
-            return "FAIL"
+            return Status.FAIL
         if self.undecided:
-            return "undecided"
+            return Status.UNDECIDED
         if self.missing:
-            return "incomplete"
+            return Status.INCOMPLETE
         if self.not_reproduced:
-            return "discrepancy not reproduced"
+            return Status.NOT_REPRODUCED
         if self.failed:
-            return "discrepancy"
+            return Status.DISCREPANCY
         if not self.counted and self.outcomes:
             if len(self.configured) == len(self.outcomes):
-                return "configuration ok"
-            return "vacuous" if self.vacuous and not self.exhibited else "exhibit"
+                return Status.CONFIGURATION_OK
+            return Status.VACUOUS if self.vacuous and not self.exhibited else Status.EXHIBIT
         if self.counted and not self.held_out:
-            return "in-sample only"
-        return "pass"
+            return Status.IN_SAMPLE_ONLY
+        return Status.PASS
 
     @property
     def worst(self) -> Outcome | None:
