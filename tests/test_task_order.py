@@ -6,7 +6,7 @@ import json
 from importlib import resources
 
 from verify.run import runner
-from verify.checks import Profile
+from verify.checks import Case, Check, Evidence, Outcome, Profile, Result
 from verify.constants import load, values
 from verify.results import EXPERIMENTS, REGISTRY, by_id, select
 
@@ -78,3 +78,24 @@ def test_a_check_that_reads_others_runs_after_them_and_hits_the_store(tmp_path, 
 def test_the_contrast_declares_what_it_reads():
     (contrast,) = [c for r in REGISTRY for c in r.checks if c.id == "contrast.separation"]
     assert {"thm2.final", "prop2.floor", "prop3.floor", "prop4.floor", "thm1.floor"} == set(contrast.reads_outcomes)
+
+
+def test_a_check_that_raises_is_red_and_the_run_goes_on():
+    """An engine fault that makes one check's judge raise (tests/faults.py, 'model bias flipped'
+    did) turns that check undecided, with the exception named, and the other checks still run."""
+    def broken(case, constants):
+        raise AttributeError("'int' object has no attribute 'v'")
+
+    def fine(case, constants):
+        return Outcome(case.label, True, 2.0, Evidence.SYMBOLIC, "")
+
+    cases = lambda *a: [Case("d=9", {"d": 9})]  # noqa: E731
+    fake = Result("z", "Z", "s", "h", (), checks=(Check("z.broken", "step", "claim", Evidence.SYMBOLIC,
+                                                        cases, broken),
+                                                  Check("z.fine", "step", "claim", Evidence.SYMBOLIC,
+                                                        cases, fine)))
+    reports = runner.run([fake], values(load()), Profile.QUICK, workers=1, resolve=lambda rid: fake)
+    status = {r.check.id: r.status for r in reports}
+    assert status == {"z.broken": "undecided", "z.fine": "pass"}
+    detail = reports[0].outcomes[0].detail
+    assert "AttributeError" in detail and "raised" in detail

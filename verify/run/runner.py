@@ -177,6 +177,13 @@ def list_cases(check: Check, profile: Profile, constants: Constants,
     return check.cases(profile, view, options), frozenset(view.reads)
 
 
+def raised(check: Check, case: Case, exc: Exception) -> Outcome:
+    """The outcome of a case whose judge raised: undecided (never a pass; the run exits 1), with
+    the exception named, so one broken formula turns its checks red without stopping the run."""
+    return Outcome(case.label, None, None, check.evidence,
+                   f"ERROR: the check raised {type(exc).__name__}: {exc}")
+
+
 def _run_group(resolve: Callable[[str], Result],
                group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, str, Outcome, Timing]]:
     """Judge several checks of one result on one case in one process, so that work they share
@@ -189,7 +196,10 @@ def _run_group(resolve: Callable[[str], Result],
     for check_id, case in items:
         start, cpu = time.perf_counter(), time.process_time()
         with progress_notes.task(check_id, where=case.label):
-            outcome = memo.judge(checks[check_id], case, constants)
+            try:
+                outcome = memo.judge(checks[check_id], case, constants)
+            except Exception as exc:  # a fault in the engine: this case is red, the run goes on
+                outcome = raised(checks[check_id], case, exc)
         out.append((check_id, case.label, outcome,
                     Timing(time.perf_counter() - start, time.process_time() - cpu)))
     return out
