@@ -99,7 +99,8 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_from_another_folder(tmp_path)
     checked = run(str(venv / "bin" / "verify"), "check", "prop1.bound", "--profile", "quick",
                   "--d", "10", "--eps", "0.5", "--output", "prop1.md", "--json", "prop1.json")
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert _files(work) == {"prop1.md", "prop1.json"}  # no REPORT.md: only what was asked for
+    # no REPORT.md: only what was asked for, and the report's own figures beside it
+    assert _files(work) == {"prop1.md", "prop1.json", "prop1-figures", "prop1-figures/blueprint.png"}
     assert "## Provenance" in (work / "prop1.md").read_text()
     assert _files(site) == before  # nothing written into site-packages
 
