@@ -23,10 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from math import factorial
-from typing import Any, Callable
+from typing import Any
 
 import mpmath
 
+from .context import MP, Context
 from .quadrature import integrate
 from .generated import Family
 
@@ -93,20 +94,6 @@ class Moments:
 
 
 @dataclass(frozen=True)
-class Backend:
-    """What the moment kernels need from a number type besides + - * / and integer powers:
-    ``number`` (an int or the type itself -> the type, at the working precision), ``exp`` and
-    ``expm1``.  :data:`MPMATH` is the default; :mod:`verify.engine.certified` supplies Arb balls."""
-
-    number: Callable[[Any], Any]
-    exp: Callable[[Any], Any]
-    expm1: Callable[[Any], Any]
-
-
-MPMATH = Backend(mpmath.mpf, mpmath.exp, mpmath.expm1)
-
-
-@dataclass(frozen=True)
 class MomentSetup:
     """The constants of one moment integral (family, order, d, gap), in one number type.
 
@@ -126,15 +113,16 @@ class MomentSetup:
     gj: tuple  # gj[j] = j! p q^(j-1): G^(j)(z) = gj[j] / (1 - q z)^(j+1)
 
 
-def moment_setup(d, gap, family: Family, order: int, be: Backend = MPMATH) -> MomentSetup:
-    """Constants of the moment integrals; ``d`` and ``gap`` may be numbers of ``be`` (balls)."""
+def moment_setup(d, gap, family: Family, order: int, be: Context = MP) -> MomentSetup:
+    """Constants of the moment integrals; ``d`` and ``gap`` may be numbers of the context ``be``
+    (:mod:`verify.engine.context`: mpf, Arb balls, duals)."""
     gap = be.number(gap)
     one = be.number(1)
     c_target, c_back = (be.exp(gap), one) if family == "mu" else (one, be.exp(-gap))
     return weighted_setup(d, c_target, c_back, family, order, be)
 
 
-def weighted_setup(d, c_target, c_back, family: Family, order: int, be: Backend = MPMATH,
+def weighted_setup(d, c_target, c_back, family: Family, order: int, be: Context = MP,
                    scaled: bool = False) -> MomentSetup:
     """:func:`moment_setup` from the attention weights themselves (``nu``: ``c_back = e^-gap``,
     which may be 0: the limit gap -> inf).  ``scaled``: the r-th integral without the factor
@@ -151,7 +139,7 @@ def weighted_setup(d, c_target, c_back, family: Family, order: int, be: Backend 
     return MomentSetup(family, order, dd, p, q, c_target, c_back, lead, coeff, gj)
 
 
-def moment_integrand(t, s: MomentSetup, be: Backend = MPMATH) -> list:
+def moment_integrand(t, s: MomentSetup, be: Context = MP) -> list:
     """The r = 1..order integrands at ``t`` (proofs/model.md, section 4), written once for every number type.
 
     ``1 - q z`` is formed as ``(1 - x + (d-1)(1 - y))/d + p z`` with ``1 - x`` from ``expm1``:
@@ -198,7 +186,7 @@ def tail_coefficients(s: MomentSetup) -> list:
             for r in range(1, s.order + 1)]
 
 
-def tail_bound(T, s: MomentSetup, be: Backend = MPMATH, coefficients: list | None = None) -> list:
+def tail_bound(T, s: MomentSetup, be: Context = MP, coefficients: list | None = None) -> list:
     """Proven bound on ``int_T^inf integrand_r``: ``K_r Gamma(r, c T) / c^r``, with the upper
     incomplete gamma function of integer order in closed form,
     ``Gamma(r, x) = (r-1)! e^-x sum_(k<r) x^k / k!``."""
