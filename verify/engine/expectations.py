@@ -28,6 +28,7 @@ from typing import Any
 import mpmath
 
 from .context import MP, Context
+from .formulas import pgf_coefficients, pgf_terms, powers
 from .quadrature import integrate
 from .generated import Family
 
@@ -43,28 +44,6 @@ def stirling2(r: int, j: int) -> int:
     if j == 0 or j > r:
         return 0
     return j * stirling2(r - 1, j) + stirling2(r - 1, j - 1)
-
-
-def _powers(x, n: int, one=None) -> list:
-    """[1, x, x^2, ..., x^n] (``one``: 1 in x's number type, default mpf)."""
-    out = [mpmath.mpf(1) if one is None else one]
-    for _ in range(n):
-        out.append(out[-1] * x)
-    return out
-
-
-def pgf_derivative(j: int, one_minus_qz, p, q):
-    """G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1), from ``1 - q z`` (proofs/model.md, section 2)."""
-    return mpmath.factorial(j) * p * q ** (j - 1) / one_minus_qz ** (j + 1)
-
-
-def pgf_derivative_gap(j: int, big, small, diff, p, q):
-    """G^(j)(z) - G^(j)(z0) without cancellation.
-
-    ``big = 1 - q z0`` and ``small = 1 - q z`` with ``big - small = diff > 0`` given separately.
-    """
-    s = sum(big**i * small ** (j - i) for i in range(j + 1))
-    return mpmath.factorial(j) * p * q ** (j - 1) * diff * s / (big * small) ** (j + 1)
 
 
 def scales(coefficients: list, p) -> list:
@@ -110,7 +89,7 @@ class MomentSetup:
     c_back: Any
     lead: Any
     coeff: tuple  # coeff[r-1][j] = S(r, j) lead^r / (r-1)!
-    gj: tuple  # gj[j] = j! p q^(j-1): G^(j)(z) = gj[j] / (1 - q z)^(j+1)
+    pgf: list  # pgf[j] = j! p q^(j-1) (formulas.pgf_coefficients)
 
 
 def moment_setup(d, gap, family: Family, order: int, be: Context = MP) -> MomentSetup:
@@ -135,8 +114,8 @@ def weighted_setup(d, c_target, c_back, family: Family, order: int, be: Context 
         lead = be.number(1)
     coeff = tuple(tuple(stirling2(r, j) * lead**r / factorial(r - 1) for j in range(r + 1))
                   for r in range(1, order + 1))
-    gj = tuple(factorial(j) * p * q ** (j - 1) if j else 0 * p for j in range(order + 1))
-    return MomentSetup(family, order, dd, p, q, c_target, c_back, lead, coeff, gj)
+    return MomentSetup(family, order, dd, p, q, c_target, c_back, lead, coeff,
+                       pgf_coefficients(p, q, order))
 
 
 def moment_integrand(t, s: MomentSetup, be: Context = MP) -> list:
@@ -151,20 +130,15 @@ def moment_integrand(t, s: MomentSetup, be: Context = MP) -> list:
     one_minus_x, one_minus_y = -be.expm1(-t * s.c_target), -be.expm1(-t * s.c_back)
     z = (x + (dd - 1) * y) / dd
     small = (one_minus_x + (dd - 1) * one_minus_y) / dd + p * z  # 1 - q z
-    inv_small = _powers(1 / small, order + 1, be.number(1))
-    if s.family == "mu":
-        base = x / dd
-        # G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1)
-        derivs = [s.gj[j] * inv_small[j + 1] for j in range(order + 1)]
-    else:
+    if s.family == "mu":  # G^(j)(z)
+        base, big, diff = x / dd, None, None
+    else:  # G^(j)(z) - G^(j)(z0)
         base = (dd - 1) * y / dd
         big = (1 + (dd - 1) * one_minus_y) / dd + p * base  # 1 - q z0
-        inv_big = _powers(1 / big, order + 1, be.number(1))
         diff = s.q * x / dd  # (1 - q z0) - (1 - q z)
-        # G^(j)(z) - G^(j)(z0) = j! p q^(j-1) diff sum_i big^-(j+1-i) small^-(i+1)
-        derivs = [s.gj[j] * diff * sum(inv_big[j + 1 - i] * inv_small[i + 1] for i in range(j + 1))
-                  for j in range(order + 1)]
-    weight = [b * g for b, g in zip(_powers(base, order, be.number(1)), derivs)]
+    G, _, D = pgf_terms(be, small, big, diff, p, s.q, order, g0=False, coefficients=s.pgf)
+    derivs = G if s.family == "mu" else D
+    weight = [None] + [b * g for b, g in zip(powers(base, order, be.one)[1:], derivs[1:])]
     out, tr = [], be.number(1)
     for r in range(1, order + 1):
         out.append(tr * sum(s.coeff[r - 1][j] * weight[j] for j in range(1, r + 1)))

@@ -30,7 +30,9 @@ import numpy as np
 from ..expectations import MERGE_RATIO, scales
 from ..precision import check_dps, working
 from .backends import exp_pair, mp_exponentials, mp_node, mp_sum
-from .kernels import NodeTerms, pgf_terms
+from ..context import MP
+from ..formulas import pgf_terms
+from .kernels import NodeTerms
 
 TAIL_SAFETY = 2  # tail bounds are doubled (rounding of their own evaluation)
 NODE_CACHE_LIMIT = 100_000  # cached nodes times d (d = 10: ~1000 nodes, ~4 MB)
@@ -189,9 +191,9 @@ class GeneralAttention:
         xs, oms = zip(*(exp_pair(T * cl) for cl in self.c))
         z = mp_sum(xs) * self.inv_d
         small = mp_sum(oms) * self.inv_d + self.p * z
-        gh, _, _ = pgf_terms(small, None, None, self.p, self.q, order)
+        gh, _, _ = pgf_terms(MP, small, None, None, self.p, self.q, order)
         diff = self.q * xs[self.s] * self.inv_d
-        at_p, _, _ = pgf_terms(self.p, None, None, self.p, self.q, order)
+        at_p, _, _ = pgf_terms(MP, self.p, None, None, self.p, self.q, order)
         dh = [None] + [min(gh[j], at_p[j] * self.p ** (j + 1) * (j + 1) * diff
                            / self.p ** (2 * j + 2)) for j in range(1, order + 1)]
         return list(xs), gh, dh

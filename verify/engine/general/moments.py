@@ -25,7 +25,9 @@ from ..precision import working
 from ..quadrature import integrate
 from .attention import TAIL_SAFETY, GeneralAttention, check_d_s, float_vector
 from .backends import FLOAT_STEP, FloatGrid, float_grid, float_nodes, trapezoid
-from .kernels import gram_weights, mean_terms, pgf_terms
+from ..context import FP
+from ..formulas import pgf_terms
+from .kernels import gram_weights, mean_terms
 
 
 @dataclass(frozen=True)
@@ -224,7 +226,7 @@ def target_moments_float(d: int, alpha, h: float = FLOAT_STEP) -> tuple:
     M[np.diag_indices(d)] += h * (g.T[2] * wd[:, None]).sum(axis=0)
     mean = h * (Y * wd[:, None]).sum(axis=0)
     diff = q * x / d  # (1 - q z0^(s)) - (1 - q z), per target s
-    _, _, D = pgf_terms(small[:, None], small[:, None] + diff, diff, p, q, 1)
+    _, _, D = pgf_terms(FP, small[:, None], small[:, None] + diff, diff, p, q, 1)
     P = h * Y.T @ (D[1] / d)
     P[np.diag_indices(d)] = mean
     return M, P
@@ -292,7 +294,7 @@ def _block_moments(d: int, A: np.ndarray, S: np.ndarray, lengths: np.ndarray, h:
     T2 = tau * Y
     small = om.mean(axis=2) + p * x.mean(axis=2)  # 1 - q z, (K, n)
     diff = q * x[np.arange(len(A)), :, S] / d  # (1 - q z0) - (1 - q z) for each alpha's target
-    G, _, D = pgf_terms(small, small + diff, diff, p, q, 2, g0=False)
+    G, _, D = pgf_terms(FP, small, small + diff, diff, p, q, 2, g0=False)
     G1, G2, D1 = (v * live for v in (G[1], G[2], D[1]))
     w2, wd = gram_weights(G1, h * G2, d)
     M = np.matmul((Y * w2[:, :, None]).transpose(0, 2, 1), Y)

@@ -1,0 +1,65 @@
+"""The small formulas every route shares, written once against a number context.
+
+Each function here is plain arithmetic over a :class:`verify.engine.context.Context` (or over
+whatever numbers it is handed: mpf, float64 scalars and arrays, Arb balls, duals), so the
+symmetric, general, ratio and box routes differ only in the context they pass:
+
+* :func:`pgf_terms`: the derivatives of the length pgf and their slice differences
+  (proofs/model.md, section 2);
+* :func:`merge_scales`: the break points of a Laplace integral, one per scale;
+* :func:`output_system`, :func:`solve2`: Phase 3's 2x2 quadratic on the background-symmetric
+  subspace (A.7).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Iterable
+
+from .context import Context
+
+
+def powers(x, n: int, one) -> list:
+    """``[1, x, x^2, ..., x^n]`` (``one``: 1 in x's number type; each power one product more).
+
+    >>> powers(0.5, 3, 1.0)
+    [1.0, 0.5, 0.25, 0.125]
+    """
+    out = [one]
+    for _ in range(n):
+        out.append(out[-1] * x)
+    return out
+
+
+def pgf_coefficients(p, q, order: int) -> list:
+    """``k[j] = j! p q^(j-1)`` for j = 1..order (index 0 is None): ``G^(j)(z) = k[j] / (1 - q z)^(j+1)``
+    for the length pgf ``G(z) = p z / (1 - q z)`` (proofs/model.md, section 2)."""
+    return [None] + [math.factorial(j) * p * q ** (j - 1) for j in range(1, order + 1)]
+
+
+def pgf_terms(ctx: Context, small, big, diff, p, q, order: int, g0: bool = True,
+              coefficients: list | None = None) -> tuple[list, list | None, list | None]:
+    """``(G, G0, D)`` with ``G[j] = G^(j)(z)``, ``G0[j] = G^(j)(z0)`` and ``D[j] = G[j] - G0[j]``
+    for j = 1..order (index 0 is None), from ``small = 1 - q z``, ``big = 1 - q z0`` and
+    ``diff = big - small > 0``; ``G0``, ``D`` are None when ``big`` is None, ``G0`` when not
+    ``g0``.  ``coefficients``: :func:`pgf_coefficients` of ``(p, q, order)`` when the caller
+    holds them.
+
+    ``G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1)`` (proofs/model.md, section 2), and the gap is
+    formed without cancellation, a sum of positive terms:
+    ``D[j] = j! p q^(j-1) diff sum_(i=0..j) big^-(j+1-i) small^-(i+1)``.
+
+    >>> from verify.engine.context import FP
+    >>> G, G0, D = pgf_terms(FP, 0.5, 0.75, 0.25, 0.5, 0.5, 2)
+    >>> G[1], G0[1], D[1], G[1] - G0[1]
+    (2.0, 0.8888888888888888, 1.1111111111111112, 1.1111111111111112)
+    """
+    k = pgf_coefficients(p, q, order) if coefficients is None else coefficients
+    inv_small = powers(1 / small, order + 1, ctx.one)
+    G = [None] + [k[j] * inv_small[j + 1] for j in range(1, order + 1)]
+    if big is None:
+        return G, None, None
+    inv_big = powers(1 / big, order + 1, ctx.one)
+    G0 = [None] + [k[j] * inv_big[j + 1] for j in range(1, order + 1)] if g0 else None
+    D = [None] + [k[j] * diff * sum(inv_big[j + 1 - i] * inv_small[i + 1] for i in range(j + 1))
+                  for j in range(1, order + 1)]
+    return G, G0, D
