@@ -28,12 +28,11 @@ from typing import Any
 import mpmath
 
 from .context import MP, Context
-from .formulas import pgf_coefficients, pgf_terms, powers
+from .formulas import merge_scales, pgf_coefficients, pgf_terms, powers
 from .quadrature import integrate
 from .generated import Family
 
 GUARD_DIGITS = 10
-MERGE_RATIO = 8  # break points closer than this factor are one scale
 
 
 @lru_cache(maxsize=None)
@@ -54,11 +53,7 @@ def scales(coefficients: list, p) -> list:
     """
     c_max, c_min = max(coefficients), min(coefficients)
     c_mean = mpmath.fsum(coefficients) / len(coefficients)
-    inner = sorted({p / c_max, p / c_mean, 1 / c_max, 1 / c_mean, 1 / c_min})
-    merged = [inner[0]]
-    for t in inner[1:]:
-        if t > MERGE_RATIO * merged[-1]:
-            merged.append(t)
+    merged = merge_scales({p / c_max, p / c_mean, 1 / c_max, 1 / c_mean, 1 / c_min})
     return [mpmath.mpf(0), *merged, mpmath.inf]
 
 

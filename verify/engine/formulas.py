@@ -17,6 +17,8 @@ from typing import Any, Callable, Iterable
 
 from .context import Context
 
+MERGE_RATIO = 8  # break points closer than this factor are one scale
+
 
 def powers(x, n: int, one) -> list:
     """``[1, x, x^2, ..., x^n]`` (``one``: 1 in x's number type; each power one product more).
@@ -63,3 +65,23 @@ def pgf_terms(ctx: Context, small, big, diff, p, q, order: int, g0: bool = True,
     D = [None] + [k[j] * diff * sum(inv_big[j + 1 - i] * inv_small[i + 1] for i in range(j + 1))
                   for j in range(1, order + 1)]
     return G, G0, D
+
+
+def merge_scales(points: Iterable, log: bool = False) -> list:
+    """The distinct ``points`` in increasing order, each kept only when it lies more than a
+    factor :data:`MERGE_RATIO` above the last one kept (``log``: the points are logarithms, so
+    more than ``ln MERGE_RATIO`` above it).  Between consecutive scales of a Laplace integral
+    every integrand grows like a power of t, so one break point per scale is enough.
+
+    >>> merge_scales([1.0, 4.0, 9.0, 100.0])
+    [1.0, 9.0, 100.0]
+    >>> merge_scales([0.0, 1.5, 2.5], log=True)
+    [0.0, 2.5]
+    """
+    ordered = sorted(set(points))
+    step = math.log(MERGE_RATIO) if log else MERGE_RATIO
+    merged = [ordered[0]]
+    for t in ordered[1:]:
+        if (t > merged[-1] + step) if log else (t > step * merged[-1]):
+            merged.append(t)
+    return merged

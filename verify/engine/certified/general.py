@@ -27,12 +27,11 @@ import numpy as np
 from flint import arb, arb_mat
 
 from ..context import ARB
-from ..formulas import pgf_terms
+from ..formulas import merge_scales, pgf_terms
 from ..general.kernels import NodeTerms, gram_weights, mean_terms, slice_contraction
 from .balls import precision
 from .gauss import gauss_1d
 
-MERGE = math.log(8.0)  # scales closer than a factor 8 share a break point
 RULE_POINTS = 16  # Gauss-Legendre points per piece (1-D)
 PIECE_WIDTH = 1.2  # longest first piece in u (bisected further when needed)
 
@@ -110,11 +109,8 @@ def log_pieces(att: BallAttention, log_lo: float, log_hi: float,
             width: float = PIECE_WIDTH) -> list[tuple[float, float]]:
     """Pieces of [log_lo, log_hi] in u between the scales ln p and -a_l (merged), each at most
     ``width`` long."""
-    scales = sorted({math.log(float(att.p.mid()))} | {-float(x.mid()) for x in att.a})
-    merged = [scales[0]]
-    for u in scales[1:]:
-        if u > merged[-1] + MERGE:
-            merged.append(u)
+    merged = merge_scales({math.log(float(att.p.mid()))} | {-float(x.mid()) for x in att.a},
+                          log=True)
     points = [log_lo] + [u for u in merged if log_lo < u < log_hi] + [log_hi]
     ends = [points[0]]
     for lo, hi in zip(points, points[1:]):

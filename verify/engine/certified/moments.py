@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 from flint import acb, arb
 
-from ..expectations import (MERGE_RATIO, MomentSetup, moment_integrand, moment_setup,
+from ..expectations import (MomentSetup, moment_integrand, moment_setup,
                             tail_bound, tail_coefficients)
 from ..symbolic import Family
+from ..formulas import merge_scales
 from .balls import ARB, precision
 
 MAX_DOUBLINGS = 200
@@ -42,12 +43,7 @@ def log_break_points(s: MomentSetup) -> list[float]:
     lp = _log_mid(s.p)
     l_max, l_min = max(lc), min(lc)
     l_mean = l_max + math.log1p(math.exp(l_min - l_max)) - math.log(2)
-    inner = sorted({lp - l_max, lp - l_mean, -l_max, -l_mean, -l_min})
-    merged = [inner[0]]
-    for u in inner[1:]:
-        if u > merged[-1] + math.log(MERGE_RATIO):
-            merged.append(u)
-    return merged
+    return merge_scales({lp - l_max, lp - l_mean, -l_max, -l_mean, -l_min}, log=True)
 
 
 def _log_mid(x: arb) -> float:

@@ -27,11 +27,11 @@ from typing import Sequence
 import mpmath
 import numpy as np
 
-from ..expectations import MERGE_RATIO, scales
+from ..expectations import scales
 from ..precision import check_dps, working
 from .backends import exp_pair, mp_exponentials, mp_node, mp_sum
 from ..context import MP
-from ..formulas import pgf_terms
+from ..formulas import merge_scales, pgf_terms
 from .kernels import NodeTerms
 
 TAIL_SAFETY = 2  # tail bounds are doubled (rounding of their own evaluation)
@@ -201,7 +201,7 @@ class GeneralAttention:
 
 def _break_points(att: GeneralAttention) -> list:
     """Break points: ``scales`` (p/c_max, p/c_mean, 1/c_max, 1/c_mean, 1/c_min), every symbol's
-    own scale 1/c_l (merged when within a factor MERGE_RATIO), and a first cut for the tail.
+    own scale 1/c_l (merged by :func:`verify.engine.formulas.merge_scales`), and a first cut for the tail.
 
     Between consecutive scales every component grows like a power of t (the symbols not yet
     decayed have x_l ~ 1) and its mass piles up at the next scale, so widely spread weights need
@@ -210,12 +210,7 @@ def _break_points(att: GeneralAttention) -> list:
     ``t ~ 1/c_min``; :func:`verify.engine.quadrature.integrate` doubles it if needed.
     """
     base = scales(att.c, att.p)[1:-1]
-    candidates = sorted(set(base) | {1 / cl for cl in att.c})
-    merged = [candidates[0]]
-    for t in candidates[1:]:
-        if t > MERGE_RATIO * merged[-1]:
-            merged.append(t)
-    points = [mpmath.mpf(0), *merged]
+    points = [mpmath.mpf(0), *merge_scales(set(base) | {1 / cl for cl in att.c})]
     c_min = min(att.c)
     cut = (-mpmath.log(att.rel_tol) - 3 * mpmath.log(att.p) + mpmath.log(att.dd) + 10) / c_min
     if cut > points[-1]:
