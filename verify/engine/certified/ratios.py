@@ -45,19 +45,16 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from flint import acb, arb, arb_mat
+from flint import arb, arb_mat
 
 from .balls import precision
-from .gauss import boundary_bound, boundary_boxes, gauss_1d, legendre_rule, rule_constant
+from .gauss import B_MAX, RHO_MAX, gauss_1d
 from .jets import Jet, index
 
 T_FIRST = 0.5  # [0, T_FIRST] in t, then v = ln(t/T_FIRST) up to the cut
 T_CUT = 40.0  # the tail [T_CUT, inf) is left to the proven bounds (values below 1e-15)
 U_PIECES = 5  # pieces of [0, ln(T_CUT/T_FIRST)] in v (each 0.88 long)
-B_CAP = 1.2  # semi-minor axis cap of the first piece's ellipses
-RHO_MAX = 8.0
-COVERS = (2, 8, 32)
-MAX_DEPTH = 30
+MAX_DEPTH = 30  # bisections of the first piece [0, T_FIRST]
 MAX_PIECES = 48  # pieces per integral (all of [0, T]) before giving up: the box is split
 POINT_RULE, BOX_RULE = 20, 12  # Gauss-Legendre points per piece at a point / over a box
 POINT_TOL, BOX_TOL = 2.0**-44, 2.0**-24  # goals per entry (goals, not claims)
@@ -200,44 +197,12 @@ def halfplane_delta(d: int) -> float:
 
 def _first_rho(a: float, b: float, delta: float) -> float:
     """rho of the Bernstein ellipse of [a, b] whose leftmost point is -delta (semi-minor axis at
-    most B_CAP): inside Re t > -delta."""
+    most B_MAX): inside Re t > -delta."""
     c, h = (a + b) / 2, (b - a) / 2
     big = c + delta
-    small = min(math.sqrt(big * big - h * h), B_CAP)
+    small = min(math.sqrt(big * big - h * h), B_MAX)
     big = math.sqrt(h * h + small * small)
     return min((big + small) / h, RHO_MAX)
-
-
-def gauss_halfplane(f: Callable, a: float, b: float, delta: float, tol: float, m: int,
-                    prec: int, budget: list, depth: int = 0) -> list:
-    """Balls containing int_a^b f(t) dt for f analytic on Re t > -delta (a >= 0), by the m-point
-    Gauss-Legendre rule with the error bound of proofs/certified-general.md, section 3, on an
-    ellipse inside that half-plane; bisected until the bound meets ``tol`` (a goal), at most
-    ``budget[0]`` pieces in all (then NaN balls: a box too wide to enclose is split)."""
-    budget[0] -= 1
-    nodes, weights = legendre_rule(m, prec)
-    mid, half = (arb(a) + arb(b)) / 2, (arb(b) - arb(a)) / 2
-    rho = arb(_first_rho(a, b, delta))
-    const = half * rule_constant(rho, m)
-    err = None
-    for count in COVERS:
-        top = boundary_bound(f, boundary_boxes(mid, half, rho, count))
-        if top is not None and ((const * top).upper() <= tol or depth >= MAX_DEPTH):
-            err = const * top
-            break
-    if err is None:
-        if depth >= MAX_DEPTH or budget[0] <= 0:
-            return [arb("nan")] * len(f(mid))
-        c = (a + b) / 2
-        left = gauss_halfplane(f, a, c, delta, tol / 2, m, prec, budget, depth + 1)
-        right = gauss_halfplane(f, c, b, delta, tol / 2, m, prec, budget, depth + 1)
-        return [x + y for x, y in zip(left, right)]
-    total = None
-    for x, wt in zip(nodes, weights):
-        vals = f(mid + half * x)
-        total = [wt * v for v in vals] if total is None else [s + wt * v for s, v in zip(total, vals)]
-    slack = arb(0, err.upper())
-    return [half * (v.real if isinstance(v, acb) else v) + slack for v in total]
 
 
 def integrate(f: Callable, d: int, tol: float, m: int, bits: int) -> tuple[list, arb]:
@@ -245,7 +210,10 @@ def integrate(f: Callable, d: int, tol: float, m: int, bits: int) -> tuple[list,
     [0, T_FIRST] in t, then [T_FIRST, T] in v = ln(t/T_FIRST) up to the float v_hi, so that the
     pieces meet exactly at t = T_FIRST (v = 0); the tail starts at T = T_FIRST e^v_hi."""
     budget = [MAX_PIECES]
-    first = gauss_halfplane(f, 0.0, T_FIRST, halfplane_delta(d), tol / 2, m, bits, budget)
+    delta = halfplane_delta(d)
+    # f is analytic on Re t > -delta: the first piece's ellipses stay inside that half-plane
+    first = gauss_1d(f, 0.0, T_FIRST, tol / 2, m, bits, budget=budget,
+                     rho_of=lambda a, b: arb(_first_rho(a, b, delta)), max_depth=MAX_DEPTH)
     v_hi = math.log(T_CUT / T_FIRST)
     start = arb(T_FIRST)
 
