@@ -24,12 +24,12 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from flint import acb, arb
+from flint import arb
 
 from ..engine import schedules
 from ..engine.certified.balls import ARB, interval, precision
 from ..engine.certified.dual import DUAL, Dual, increasing, value
-from ..engine.certified.moments import log_break_points
+from ..engine.certified.moments import integral_piece, log_break_points
 from ..engine.certified.symmetric import arb_gap_rate, arb_phases, arb_reduction, family_for
 from ..engine.expectations import (moment_integrand, moment_setup, tail_bound, tail_coefficients,
                                     weighted_setup)
@@ -53,20 +53,6 @@ class MomentPlan:
     tail: list = field(default_factory=list)  # upper ends of B_T(X), per r
     scale: list = field(default_factory=list)  # magnitude of each moment (tolerances)
     low: list = field(default_factory=list)  # lower bounds of the moments over the box
-
-
-def _integral(s, r: int, piece: tuple, t0: float, tol) -> arb:
-    """int over one piece of integrand_r by ``acb.integral`` (point balls: the centre)."""
-    a, b, log_scale = piece
-    start = arb(t0)
-    if log_scale:
-        def f(w, _analytic):
-            t = start * w.exp()
-            return moment_integrand(t, s, ARB)[r] * t
-    else:
-        def f(t, _analytic):
-            return moment_integrand(t, s, ARB)[r]
-    return acb.integral(f, arb(a), arb(b), abs_tol=tol).real
 
 
 @dataclass(frozen=True)
@@ -215,7 +201,7 @@ def setup_centre_moments(s, bits: int, plan: MomentPlan) -> tuple:
     out = []
     for r in range(plan.order):
         tol = plan.scale[r] * arb(2) ** -bits
-        total = sum((_integral(s, r, piece, plan.t0, tol) for piece in plan.pieces), arb(0))
+        total = sum((integral_piece(s, r, piece, plan.t0, tol) for piece in plan.pieces), arb(0))
         out.append(total + arb(0).union(plan.tail[r]))
     return tuple(out)
 

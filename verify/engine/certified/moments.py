@@ -67,12 +67,14 @@ def _references(values: list) -> list[arb]:
     return [m if m > 0 else top for m in mids]
 
 
-def _integrate_piece(s: MomentSetup, r: int, a: float, b: float, log_scale: bool,
-                     abs_tol: arb, t0: float, eval_limit: int | None = None) -> arb:
-    """int of integrand_r over [a, b] in t, or over [t0 e^a, t0 e^b] in v = ln(t/t0) (``abs_tol``
-    is a goal for the error, not a claim: the returned ball contains the integral whatever it
-    is).  Every end point is a float, exact in both variables, so the pieces meet exactly:
-    the t-piece ends at t0 where the v-pieces start (v = 0)."""
+def integral_piece(s: MomentSetup, r: int, piece: tuple, t0: float, abs_tol: arb,
+                   eval_limit: int | None = None) -> arb:
+    """int of integrand_r over one ``piece = (a, b, log_scale)``: [a, b] in t, or [t0 e^a, t0 e^b]
+    in v = ln(t/t0), by ``acb.integral`` (``abs_tol`` is a goal for the error, not a claim: the
+    returned ball contains the integral whatever it is).  Every end point is a float, exact in
+    both variables, so the pieces meet exactly: the t-piece ends at t0 where the v-pieces start
+    (v = 0).  Every ball route of the symmetric moments integrates through it."""
+    a, b, log_scale = piece
     if log_scale:
         start = arb(t0)
 
@@ -93,7 +95,7 @@ def _integrate(s: MomentSetup, K: list, pieces: list, logs: list, abs_tol: list,
     t0 = pieces[0][1]
     for _ in range(MAX_DOUBLINGS):
         for a, b, log_scale in pieces:
-            values = [v + _integrate_piece(s, r, a, b, log_scale, tol, t0, eval_limit)
+            values = [v + integral_piece(s, r, (a, b, log_scale), t0, tol, eval_limit)
                       for r, (v, tol) in enumerate(zip(values, abs_tol))]
         if not all(v.is_finite() for v in values):  # parameter balls too wide: caller splits
             raise ArithmeticError("the integral's enclosure is not finite")
