@@ -7,8 +7,8 @@ symmetric, general, ratio and box routes differ only in the context they pass:
 * :func:`pgf_terms`: the derivatives of the length pgf and their slice differences
   (proofs/model.md, section 2);
 * :func:`merge_scales`: the break points of a Laplace integral, one per scale;
-* :func:`output_system`, :func:`solve2`: Phase 3's 2x2 quadratic on the background-symmetric
-  subspace (A.7).
+* :func:`phase3_system`, :func:`det2`, :func:`solve2`: Phase 3's 2x2 quadratic on the
+  background-symmetric subspace (A.7).
 """
 from __future__ import annotations
 
@@ -85,3 +85,32 @@ def merge_scales(points: Iterable, log: bool = False) -> list:
         if (t > merged[-1] + step) if log else (t > step * merged[-1]):
             merged.append(t)
     return merged
+
+
+def phase3_system(gradient: Callable[[Any, Any], tuple]) -> tuple[tuple, tuple]:
+    """``(A, c)`` of Phase 3 (A.7): at fixed attention the output gradient is affine,
+    ``(dL/dbeta_s, dL/dbeta_j) = A b - c`` for ``b = (beta_s, beta_j)`` (per coordinate), so it is
+    read off ``gradient(beta_s, beta_j)`` (the pair) at b = 0, e_1, e_2, exactly by linearity.
+
+    >>> phase3_system(lambda bs, bj: (2 * bs + bj - 1, bs + 3 * bj))
+    (((2, 1), (1, 3)), (1, 0))
+    """
+    g = [gradient(bs, bj) for bs, bj in ((0, 0), (1, 0), (0, 1))]
+    c = (-g[0][0], -g[0][1])
+    A = ((g[1][0] + c[0], g[2][0] + c[0]), (g[1][1] + c[1], g[2][1] + c[1]))
+    return A, c
+
+
+def det2(A: tuple) -> Any:
+    """The determinant of a 2x2 matrix given as rows."""
+    return A[0][0] * A[1][1] - A[0][1] * A[1][0]
+
+
+def solve2(A: tuple, c: tuple) -> tuple:
+    """``A^-1 c`` for a 2x2 matrix given as rows (Cramer: the optimum ``b* = A^-1 c`` of Phase 3).
+
+    >>> solve2(((2.0, 1.0), (1.0, 3.0)), (1.0, 0.0))
+    (0.6, -0.2)
+    """
+    det = det2(A)
+    return ((A[1][1] * c[0] - A[0][1] * c[1]) / det, (A[0][0] * c[1] - A[1][0] * c[0]) / det)
