@@ -47,6 +47,7 @@ from typing import Callable, Sequence
 
 from flint import arb, arb_mat
 
+from ..context import ARB
 from .balls import precision
 from .gauss import B_MAX, RHO_MAX, gauss_1d
 from .jets import Jet, index
@@ -358,17 +359,6 @@ class BoxMoments:
     hessian: dict
 
 
-def _meet(a: arb, b: arb) -> arb:
-    """Two enclosures of one number: their intersection (disjoint ones are a defect)."""
-    if not a.is_finite():
-        return b
-    if not b.is_finite():
-        return a
-    if not a.overlaps(b):
-        raise ArithmeticError("two enclosures of one quantity are disjoint")
-    return a.intersection(b)
-
-
 def quadratic_term(H: dict, dx: Sequence[arb]) -> dict:
     """The balls 1/2 dx_k dx_l H_kl summed as the Taylor remainder needs them: per (k, l), the
     factor (1/2 dx_k^2 = [0, h_k^2/2] on the diagonal, dx_k dx_l off it)."""
@@ -447,7 +437,7 @@ def box_moments(d: int, box: Sequence[tuple[float, float]], targets: Sequence[in
                 if k in (a, b):
                     other = b if a == k else a
                     acc = [x + h * dx[other] for x, h in zip(acc, H.entries())]
-            gradient.append(grad_c[k].like([_meet(x, y) for x, y in zip(acc, grad_p[k].entries())]))
+            gradient.append(grad_c[k].like([ARB.meet(x, y) for x, y in zip(acc, grad_p[k].entries())]))
         second = at_c.entries()
         first = at_c.entries()
         for k in range(d - 1):
@@ -455,6 +445,6 @@ def box_moments(d: int, box: Sequence[tuple[float, float]], targets: Sequence[in
             first = [x + g * dx[k] for x, g in zip(first, gradient[k].entries())]
         for key, H in hess.items():
             second = [x + h * quad[key] for x, h in zip(second, H.entries())]
-        over = [_meet(_meet(a, b), c) for a, b, c in zip(second, first, plain.entries())]
+        over = [ARB.meet(ARB.meet(a, b), c) for a, b, c in zip(second, first, plain.entries())]
         return BoxMoments(d, tuple(box), centre, dx, at_c, grad_c, at_c.like(over),
                           tuple(gradient), hess)
