@@ -8,12 +8,15 @@ symmetric, general, ratio and box routes differ only in the context they pass:
   (proofs/model.md, section 2);
 * :func:`merge_scales`: the break points of a Laplace integral, one per scale;
 * :func:`phase3_system`, :func:`det2`, :func:`solve2`: Phase 3's 2x2 quadratic on the
-  background-symmetric subspace (A.7).
+  background-symmetric subspace (A.7);
+* :func:`softmax_counts`: the attention of a word, ``gamma = C e^alpha / sum C e^alpha`` (float64).
 """
 from __future__ import annotations
 
 import math
 from typing import Any, Callable, Iterable
+
+import numpy as np
 
 from .context import Context
 
@@ -114,3 +117,21 @@ def solve2(A: tuple, c: tuple) -> tuple:
     """
     det = det2(A)
     return ((A[1][1] * c[0] - A[0][1] * c[1]) / det, (A[0][0] * c[1] - A[1][0] * c[0]) / det)
+
+
+def softmax_counts(counts: np.ndarray, logits: np.ndarray) -> np.ndarray:
+    """``gamma_i = C_i e^(l_i) / sum_j C_j e^(l_j)`` over the last axis (the model's attention on
+    a word with counts ``C``); counts and logits broadcast (float64).
+
+    The shift is the max of the logits over the present symbols (C_i > 0), so the largest
+    present weight is C_i * 1 >= a positive count and nothing overflows; absent symbols get
+    exponent -inf, i.e. weight exactly 0, however large their logit.
+
+    >>> softmax_counts(np.array([2.0, 0.0, 1.0]), np.array([0.0, 1e6, 0.0])).tolist()
+    [0.6666666666666666, 0.0, 0.3333333333333333]
+    """
+    present = counts > 0
+    masked = np.where(present, logits, -np.inf)
+    shift = masked.max(axis=-1, keepdims=True)
+    weights = counts * np.exp(np.where(present, logits - shift, -np.inf))
+    return weights / weights.sum(axis=-1, keepdims=True)
