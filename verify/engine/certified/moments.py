@@ -26,7 +26,7 @@ MAX_DOUBLINGS = 200
 
 
 @dataclass(frozen=True)
-class BallMoments:
+class SymmetricBallMoments:
     """``values[r-1]`` is a ball containing E[g^r 1{k>=1}] (g = gamma or 1 - gamma)."""
 
     family: Family
@@ -112,8 +112,8 @@ def _integrate(s: MomentSetup, K: list, pieces: list, logs: list, abs_tol: list,
     raise ArithmeticError("tail bound did not fall below the tolerance")
 
 
-def ball_moments(d, gap, family: Family, order: int, bits: int,
-                 eval_limit: int | None = None) -> BallMoments:
+def symmetric_ball_moments(d, gap, family: Family, order: int, bits: int,
+                           eval_limit: int | None = None) -> SymmetricBallMoments:
     """Enclosures of mu_r (family ``mu``) or nu_r (``nu``), r = 1..order, at ``bits`` bits.
 
     ``d`` (>= 2) and ``gap`` (= alpha_s - alpha_j) are numbers or balls; ``eval_limit`` caps the
@@ -123,7 +123,7 @@ def ball_moments(d, gap, family: Family, order: int, bits: int,
         s = moment_setup(d, gap, family, order, ARB)
         K = tail_coefficients(s)
         if all(k.upper() <= 0 for k in K):  # 0 <= integrand <= K t^(r-1) e^(-ct) = 0 (nu at d = 2)
-            return BallMoments(family, tuple(arb(0) for _ in K), bits, 0.0, tuple(K))
+            return SymmetricBallMoments(family, tuple(arb(0) for _ in K), bits, 0.0, tuple(K))
         logs = log_break_points(s)
         k_max = max(float(k.upper().log()) for k in K)
         log_cut = math.log(max(k_max + bits * math.log(2) + 5 * order, 1.0)) - float(gap_log(s))
@@ -144,4 +144,4 @@ def ball_moments(d, gap, family: Family, order: int, bits: int,
                 break
             scale = [m if m > 0 else x * arb(2) ** -bits for m, x in zip(mids, scale)]
         out = tuple(v + arb(0).union(t.upper()) for v, t in zip(values, tail))
-        return BallMoments(family, out, bits, float(end), tuple(tail))
+        return SymmetricBallMoments(family, out, bits, float(end), tuple(tail))

@@ -23,7 +23,7 @@ from ..symbolic import (GRAD_KEYS, Family, lambdify_gap_rate, lambdify_gap_rate_
 from ..formulas import phase3_system, solve2
 from .balls import ARB, precision
 from .dual import dilog_q
-from .moments import ball_moments
+from .moments import symmetric_ball_moments
 
 NAMESPACE = {"mpf": ARB.number, "log": lambda x: x.log(), "sqrt": lambda x: x.sqrt(),
              "polylog": lambda s, z: z.polylog(s),
@@ -83,7 +83,7 @@ def ball_state(d, gap, bits: int, eval_limit: int | None = None) -> BallState:
         dd, g = ARB.number(d), ARB.number(gap)
         family = family_for(g)
         order = reduce_symmetric(family).order
-        mom = ball_moments(dd, g, family, order, bits, eval_limit)
+        mom = symmetric_ball_moments(dd, g, family, order, bits, eval_limit)
     return BallState(dd, g, family, mom.values, bits)
 
 
