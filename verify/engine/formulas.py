@@ -36,8 +36,8 @@ def powers(x, n: int, one) -> list:
 
 
 def pgf_coefficients(p, q, order: int) -> list:
-    """``k[j] = j! p q^(j-1)`` for j = 1..order (index 0 is None): ``G^(j)(z) = k[j] / (1 - q z)^(j+1)``
-    for the length pgf ``G(z) = p z / (1 - q z)`` (proofs/model.md, section 2)."""
+    """``k[j] = j! p q^(j-1)`` for j = 1..order (index 0 is None):
+    ``G^(j)(z) = k[j] / (1 - q z)^(j+1)`` for the length pgf ``G(z) = p z / (1 - q z)`` (proofs/model.md, section 2)."""
     return [None] + [math.factorial(j) * p * q ** (j - 1) for j in range(1, order + 1)]
 
 

@@ -437,7 +437,8 @@ def box_moments(d: int, box: Sequence[tuple[float, float]], targets: Sequence[in
                 if k in (a, b):
                     other = b if a == k else a
                     acc = [x + h * dx[other] for x, h in zip(acc, H.entries())]
-            gradient.append(grad_c[k].like([ARB.meet(x, y) for x, y in zip(acc, grad_p[k].entries())]))
+            meet = [ARB.meet(x, y) for x, y in zip(acc, grad_p[k].entries())]
+            gradient.append(grad_c[k].like(meet))
         second = at_c.entries()
         first = at_c.entries()
         for k in range(d - 1):

@@ -201,7 +201,8 @@ class GeneralAttention:
 
 def _break_points(att: GeneralAttention) -> list:
     """Break points: ``scales`` (p/c_max, p/c_mean, 1/c_max, 1/c_mean, 1/c_min), every symbol's
-    own scale 1/c_l (merged by :func:`verify.engine.formulas.merge_scales`), and a first cut for the tail.
+    own scale 1/c_l (merged by :func:`verify.engine.formulas.merge_scales`), and a first cut for
+    the tail.
 
     Between consecutive scales every component grows like a power of t (the symbols not yet
     decayed have x_l ~ 1) and its mass piles up at the next scale, so widely spread weights need
