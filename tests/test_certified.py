@@ -11,6 +11,7 @@ from flint import arb  # noqa: E402
 from verify.engine import expectations  # noqa: E402
 from verify.engine.certified.balls import bits_for, interval, precision  # noqa: E402
 from verify.engine.certified.moments import symmetric_ball_moments  # noqa: E402
+from verify.engine.context import MP  # noqa: E402
 from verify.engine.certified.symmetric import (ball_evaluate, ball_state, ball_three_phase,  # noqa: E402
                                                 phase_closed_forms)
 from verify.engine.expectations import (moment_integrand, moment_setup, symmetric_moments,  # noqa: E402
@@ -61,7 +62,7 @@ def test_moments_at_zero_match_closed_form_and_a_dropped_term_is_caught(monkeypa
             assert ball.overlaps(ref)
     original = expectations.moment_integrand
 
-    def dropped(t, s, be=expectations.MPMATH):  # the j = r term of each moment lost
+    def dropped(t, s, be=MP):  # the j = r term of each moment lost
         out = original(t, s, be)
         return [v * 0.999 if r == 2 else v for r, v in enumerate(out)]
 
