@@ -16,10 +16,9 @@ from dataclasses import dataclass
 
 from flint import acb, arb
 
-from ..expectations import (MomentSetup, moment_integrand, moment_setup,
-                            tail_bound, tail_coefficients)
-from ..symbolic import Family
+from ..expectations import MomentSetup, moment_integrand, moment_setup, tail_bound, tail_coefficients
 from ..formulas import merge_scales
+from ..symbolic import Family
 from .balls import ARB, precision
 
 MAX_DOUBLINGS = 200

@@ -17,10 +17,10 @@ from functools import lru_cache
 
 from flint import arb
 
+from ..formulas import phase3_system, solve2
 from ..symbolic import (GRAD_KEYS, Family, lambdify_gap_rate, lambdify_gap_rate_parts,
                         lambdify_phase1_rates, lambdify_phases, lambdify_reduction,
                         reduce_symmetric)
-from ..formulas import phase3_system, solve2
 from .balls import ARB, precision
 from .dual import dilog_q
 from .moments import symmetric_ball_moments

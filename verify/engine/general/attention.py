@@ -27,11 +27,11 @@ from typing import Sequence
 import mpmath
 import numpy as np
 
+from ..context import MP
 from ..expectations import scales
+from ..formulas import merge_scales, pgf_terms
 from ..precision import check_dps, working
 from .backends import exp_pair, mp_exponentials, mp_node, mp_sum
-from ..context import MP
-from ..formulas import merge_scales, pgf_terms
 from .kernels import NodeTerms
 
 TAIL_SAFETY = 2  # tail bounds are doubled (rounding of their own evaluation)

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
+from ..context import FP
+from ..formulas import pgf_terms
 from ..precision import check_dps, working
 from ..quadrature import integrate
 from .attention import TAIL_SAFETY, GeneralAttention, check_d_s, float_vector, mpf_vector
 from .backends import FLOAT_STEP, float_nodes, mp_exponentials, mp_node
-from ..context import FP
-from ..formulas import pgf_terms
 from .kernels import gram_weights
 from .moments import moments, moments_float
 

@@ -20,13 +20,13 @@ from typing import Sequence
 import mpmath
 import numpy as np
 
+from ..context import FP
 from ..estimate import ErrorKind, Estimate
+from ..formulas import pgf_terms
 from ..precision import working
 from ..quadrature import integrate
 from .attention import TAIL_SAFETY, GeneralAttention, check_d_s, float_vector
 from .backends import FLOAT_STEP, FloatGrid, float_grid, float_nodes, trapezoid
-from ..context import FP
-from ..formulas import pgf_terms
 from .kernels import gram_weights, mean_terms
 
 
