@@ -14,11 +14,12 @@ symmetric, general, ratio and box routes differ only in the context they pass:
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 
-from .context import Context
+if TYPE_CHECKING:  # the contexts are handed in: nothing of context.py runs here
+    from .context import Context
 
 MERGE_RATIO = 8  # break points closer than this factor are one scale
 
