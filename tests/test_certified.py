@@ -10,7 +10,8 @@ from flint import arb  # noqa: E402
 
 from verify.engine import expectations  # noqa: E402
 from verify.engine.certified.balls import bits_for, interval, precision  # noqa: E402
-from verify.engine.certified.moments import ball_moments  # noqa: E402
+from verify.engine.certified.moments import symmetric_ball_moments  # noqa: E402
+from verify.engine.context import MP  # noqa: E402
 from verify.engine.certified.symmetric import (ball_evaluate, ball_state, ball_three_phase,  # noqa: E402
                                                 phase_closed_forms)
 from verify.engine.expectations import (moment_integrand, moment_setup, symmetric_moments,  # noqa: E402
@@ -38,7 +39,7 @@ CASES = [(2, -200), (2, 3), (3, 0), (3, 200), (3, -200), (10, 1.7), (10**9, -200
 def test_ball_moments_contain_mpmath(d, gap, dps):
     family = "nu" if gap > 0 else "mu"
     bits = bits_for(dps)
-    balls = ball_moments(d, gap, family, 3, bits).values
+    balls = symmetric_ball_moments(d, gap, family, 3, bits).values
     ref = symmetric_moments(d, gap, family, 3, dps)
     for ball, value, err in zip(balls, ref.values, ref.errors):
         # the mpmath route promises dps digits; its own error figure is a heuristic (at d = 1e9,
@@ -54,19 +55,19 @@ def test_moments_at_zero_match_closed_form_and_a_dropped_term_is_caught(monkeypa
     bits = bits_for(30)
     for d in (3, 7, 1000):
         exact = [sp.N(m.subs(d_sym, d), 45) for m in moments_at_zero_attention(3)]
-        balls = ball_moments(d, 0, "mu", 3, bits).values
+        balls = symmetric_ball_moments(d, 0, "mu", 3, bits).values
         for ball, value in zip(balls, exact):
             with mpmath.workdps(50):
                 ref = _ball_of(mpmath.mpf(str(value)), mpmath.mpf(10) ** -42, 45)
             assert ball.overlaps(ref)
     original = expectations.moment_integrand
 
-    def dropped(t, s, be=expectations.MPMATH):  # the j = r term of each moment lost
+    def dropped(t, s, be=MP):  # the j = r term of each moment lost
         out = original(t, s, be)
         return [v * 0.999 if r == 2 else v for r, v in enumerate(out)]
 
     monkeypatch.setattr("verify.engine.certified.moments.moment_integrand", dropped)
-    ball = ball_moments(7, 0, "mu", 3, bits).values[2]
+    ball = symmetric_ball_moments(7, 0, "mu", 3, bits).values[2]
     value = sp.N(moments_at_zero_attention(3)[2].subs(d_sym, 7), 45)
     with mpmath.workdps(50):
         ref = _ball_of(mpmath.mpf(str(value)), mpmath.mpf(10) ** -42, 45)
@@ -97,7 +98,7 @@ def test_wrong_tail_bound_is_caught(monkeypatch):
 
     monkeypatch.setattr("verify.engine.certified.moments.tail_coefficients", tiny)
     bits = bits_for(30)
-    ball = ball_moments(10, -3, "mu", 3, bits).values[0]
+    ball = symmetric_ball_moments(10, -3, "mu", 3, bits).values[0]
     ref = symmetric_moments(10, -3, "mu", 3, 30)
     assert not ball.overlaps(_ball_of(ref.values[0], ref.errors[0], 30))
 
@@ -105,7 +106,7 @@ def test_wrong_tail_bound_is_caught(monkeypatch):
 def test_ball_inputs_enclose_every_point():
     """d and gap given as balls: the enclosure contains the mpmath value at points inside."""
     d_ball, gap_ball = interval(995, 1005), interval(2.5, 2.75)
-    ball = ball_moments(d_ball, gap_ball, "nu", 3, 128).values[0]
+    ball = symmetric_ball_moments(d_ball, gap_ball, "nu", 3, 128).values[0]
     for d, gap in ((995, 2.5), (1000, 2.6), (1005, 2.75)):
         ref = symmetric_moments(d, gap, "nu", 3, 20)
         assert ball.overlaps(_ball_of(ref.values[0], ref.errors[0], 20))
@@ -155,7 +156,7 @@ def test_ball_as_estimate_is_an_enclosure():
     from verify.engine.estimate import ErrorKind
 
     with precision(128):
-        ball = ball_moments(10, -3, "mu", 3, 128).values[0]
+        ball = symmetric_ball_moments(10, -3, "mu", 3, 128).values[0]
         est = as_estimate(ball)
         assert est.kind is ErrorKind.ENCLOSURE
         assert (est.lower - ball.lower()).contains(0) and (est.upper - ball.upper()).contains(0)

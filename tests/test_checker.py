@@ -27,6 +27,7 @@ from verify.cli import main  # noqa: E402
 from verify.constants import load, values  # noqa: E402
 from verify.engine import enumeration, expectations, generated, schedules, symbolic  # noqa: E402
 from verify.engine.certified import symmetric as ball_symmetric  # noqa: E402
+from verify.engine.context import MP  # noqa: E402
 from verify.engine.symmetric import attention_state, evaluate_at  # noqa: E402
 
 K = values(load())
@@ -324,7 +325,7 @@ def _clear_symbolic_caches():
 
 def scaled_integrand(factor):
     orig = expectations.moment_integrand
-    return lambda t, s, be=expectations.MPMATH: [factor * x for x in orig(t, s, be)]
+    return lambda t, s, be=MP: [factor * x for x in orig(t, s, be)]
 
 
 def moment_scaled(mp):

@@ -20,6 +20,7 @@ from verify.checker import claims, model, recheck as checker  # noqa: E402
 from verify.cli import main  # noqa: E402
 from verify.constants import load, values  # noqa: E402
 from verify.engine import expectations, schedules  # noqa: E402
+from verify.engine.context import MP  # noqa: E402
 
 K = values(load())
 CERTS = Path(__file__).resolve().parent.parent / "certificates"
@@ -220,7 +221,7 @@ def test_a_fault_in_the_checkers_model_is_caught_at_the_centre(monkeypatch):
 def moment_scaled(mp):
     orig = expectations.moment_integrand
     mp.setattr(centred, "moment_integrand",
-               lambda t, s, be=expectations.MPMATH: [0.9 * x for x in orig(t, s, be)])
+               lambda t, s, be=MP: [0.9 * x for x in orig(t, s, be)])
 
 
 def steps_off_by_one(mp):

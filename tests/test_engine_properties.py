@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 from verify.engine import general as G
 from verify.engine.distribution import WordDistribution
 from verify.engine.estimate import ErrorKind
-from verify.engine.expectations import pgf_derivative, pgf_derivative_gap
+from verify.engine.context import MP
 from verify.engine.general.backends import mp_exponentials, mp_node
-from verify.engine.general.kernels import pgf_terms, slice_contraction
+from verify.engine.formulas import pgf_terms
+from verify.engine.general.kernels import slice_contraction
 from verify.engine.model import attention
 from verify.engine.precision import working
 
@@ -67,35 +68,41 @@ def test_counts_law_is_the_word_law_summed(d, m):
 # ------------------------------------------------------------------------------ the length pgf
 
 
+def closed_form(j: int, one_minus_qz, p, q):
+    """G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1) written out here, independently of the engine."""
+    return mpmath.factorial(j) * p * q ** (j - 1) / one_minus_qz ** (j + 1)
+
+
 @FAST
 @given(st.integers(3, 40), st.fractions(Fraction(0), Fraction(99, 100)), st.integers(1, 4))
 def test_pgf_derivative_is_the_derivative_of_g(d, z, j):
-    """pgf_derivative(j) = d^j/dz^j [p z / (1 - q z)] (mpmath's numerical derivative)."""
+    """pgf_terms' G[j] = d^j/dz^j [p z / (1 - q z)] (mpmath's numerical derivative)."""
     with mpmath.workdps(30):
         p = mpmath.mpf(1) / (d - 1)
         q = 1 - p
         zz = mpmath.mpf(z.numerator) / z.denominator
         numeric = mpmath.diff(lambda x: p * x / (1 - q * x), zz, j)
-        exact = pgf_derivative(j, 1 - q * zz, p, q)
+        exact = pgf_terms(MP, 1 - q * zz, None, None, p, q, j)[0][j]
         assert abs(numeric - exact) <= mpmath.mpf(10) ** -18 * abs(exact)
 
 
 @FAST
 @given(st.integers(3, 40), st.floats(0.0, 0.9), st.floats(1e-12, 0.05), st.integers(1, 3))
 def test_pgf_gap_is_the_difference_without_cancellation(d, z, x_s, j):
-    """Delta_j = G^(j)(z) - G^(j)(z0) from the gap formula, in both implementations."""
+    """Delta_j = G^(j)(z) - G^(j)(z0) from the gap formula, against the closed form's difference
+    at 50 digits (which loses up to 13 of them to cancellation)."""
     with mpmath.workdps(50):
         p = mpmath.mpf(1) / (d - 1)
         q = 1 - p
         small = 1 - q * mpmath.mpf(z)
         diff = q * mpmath.mpf(x_s)
         big = small + diff
-        exact = pgf_derivative(j, small, p, q) - pgf_derivative(j, big, p, q)
-        gap = pgf_derivative_gap(j, big, small, diff, p, q)
-        G, G0, D = pgf_terms(small, big, diff, p, q, j)
-        assert abs(gap - exact) <= mpmath.mpf(10) ** -30 * exact  # exact loses <= 13 digits
+        exact = closed_form(j, small, p, q) - closed_form(j, big, p, q)
+        G, G0, D = pgf_terms(MP, small, big, diff, p, q, j)
         assert abs(D[j] - exact) <= mpmath.mpf(10) ** -30 * exact
-        assert G[j] == pgf_derivative(j, small, p, q) and G0[j] == pgf_derivative(j, big, p, q)
+        tight = mpmath.mpf(10) ** -45
+        assert abs(G[j] - closed_form(j, small, p, q)) <= tight * G[j]
+        assert abs(G0[j] - closed_form(j, big, p, q)) <= tight * G0[j]
 
 
 # -------------------------------------------------------------- softmax shift invariance

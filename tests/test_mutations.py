@@ -209,14 +209,15 @@ def _moments_of_the_wrong_variable(mp):  # the moments of gamma_s served for tho
     import dataclasses                   # (and back): in every module that binds moment_setup
 
     import verify.certify.centred as centred
-    import verify.engine.certified.moments as ball_moments
+    import verify.engine.certified.moments as certified_moments
     import verify.engine.expectations as expectations
+    from verify.engine.context import MP
     right = expectations.moment_setup
 
-    def wrong(d, gap, family, order, be=expectations.MPMATH):
+    def wrong(d, gap, family, order, be=MP):
         other = "mu" if family == "nu" else "nu"
         return dataclasses.replace(right(d, gap, other, order, be), family=family)
-    for module in (expectations, ball_moments, centred):
+    for module in (expectations, certified_moments, centred):
         mp.setattr(module, "moment_setup", wrong)
 
 

@@ -24,15 +24,16 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from flint import acb, arb
+from flint import arb
 
 from ..engine import schedules
 from ..engine.certified.balls import ARB, interval, precision
 from ..engine.certified.dual import DUAL, Dual, increasing, value
-from ..engine.certified.moments import log_break_points
+from ..engine.certified.moments import integral_piece, log_break_points
 from ..engine.certified.symmetric import arb_gap_rate, arb_phases, arb_reduction, family_for
 from ..engine.expectations import (moment_integrand, moment_setup, tail_bound, tail_coefficients,
                                     weighted_setup)
+from ..engine.formulas import det2, phase3_system, solve2
 from ..engine.symbolic import reduce_symmetric
 
 RIEMANN_CELLS = 24  # cells per piece of the box integrals (rough is enough: they multiply the width)
@@ -53,20 +54,6 @@ class MomentPlan:
     tail: list = field(default_factory=list)  # upper ends of B_T(X), per r
     scale: list = field(default_factory=list)  # magnitude of each moment (tolerances)
     low: list = field(default_factory=list)  # lower bounds of the moments over the box
-
-
-def _integral(s, r: int, piece: tuple, t0: float, tol) -> arb:
-    """int over one piece of integrand_r by ``acb.integral`` (point balls: the centre)."""
-    a, b, log_scale = piece
-    start = arb(t0)
-    if log_scale:
-        def f(w, _analytic):
-            t = start * w.exp()
-            return moment_integrand(t, s, ARB)[r] * t
-    else:
-        def f(t, _analytic):
-            return moment_integrand(t, s, ARB)[r]
-    return acb.integral(f, arb(a), arb(b), abs_tol=tol).real
 
 
 @dataclass(frozen=True)
@@ -215,7 +202,7 @@ def setup_centre_moments(s, bits: int, plan: MomentPlan) -> tuple:
     out = []
     for r in range(plan.order):
         tol = plan.scale[r] * arb(2) ** -bits
-        total = sum((_integral(s, r, piece, plan.t0, tol) for piece in plan.pieces), arb(0))
+        total = sum((integral_piece(s, r, piece, plan.t0, tol) for piece in plan.pieces), arb(0))
         out.append(total + arb(0).union(plan.tail[r]))
     return tuple(out)
 
@@ -254,11 +241,9 @@ def _thm2(d, eps, constants, moments: Moments, family: Callable, prefix: str,
         raise ArithmeticError("phase2_gap and eta2 disagree: the schedule changed in one place")
     mom = moments(d, gap)
     fam = family()
-    g = [evaluate_reduction(fam, d, mom, bs, bj) for bs, bj in ((0, 0), (1, 0), (0, 1))]
-    c = (-g[0][3], -g[0][4])  # keys: loss, alpha_s, alpha_j, beta_s, beta_j
-    A = ((g[1][3] + c[0], g[2][3] + c[0]), (g[1][4] + c[1], g[2][4] + c[1]))
-    det = A[0][0] * A[1][1] - A[0][1] * A[1][0]
-    star = ((A[1][1] * c[0] - A[0][1] * c[1]) / det, (A[0][0] * c[1] - A[1][0] * c[0]) / det)
+    # keys: loss, alpha_s, alpha_j, beta_s, beta_j
+    A, c = phase3_system(lambda bs, bj: evaluate_reduction(fam, d, mom, bs, bj)[3:5])
+    det, star = det2(A), solve2(A, c)
     loss_star = evaluate_reduction(fam, d, mom, *star)[0]
     e = (b1s - star[0], b1j - star[1])
     lam, root, decay = phase3_decay(A, e, d, T_low)

@@ -29,6 +29,7 @@ from ..engine.certified.dual import Dual, increasing, saturating_exp, value
 from ..engine.certified.symmetric import (arb_gap_rate_parts, arb_phase1_rates, arb_phases,
                                           ball_three_phase)
 from ..engine.expectations import weighted_setup
+from ..engine.formulas import det2, phase3_system, solve2
 from .centred import (Setups, discriminant, evaluate_reduction, in_d_cells, phase3_weights,
                       setup_centre_moments, setup_moments)
 from .claims import constant_ball
@@ -98,11 +99,9 @@ def phase3(d, b, J: tuple, beta1: tuple, conditions: list) -> Phase3:
     """The Phase-3 quadratic at background weight b from the scaled moments J_r = nu_r/b^r,
     with its conditions (real distinct eigenvalues in (0, 2), not 1, sum < 2, det > 0)."""
     nu = tuple(b ** (r + 1) * J[r] for r in range(len(J)))
-    g = [evaluate_reduction("nu", d, nu, bs, bj) for bs, bj in ((0, 0), (1, 0), (0, 1))]
-    c = (-g[0][3], -g[0][4])  # keys: loss, alpha_s, alpha_j, beta_s, beta_j
-    A = ((g[1][3] + c[0], g[2][3] + c[0]), (g[1][4] + c[1], g[2][4] + c[1]))
-    det = A[0][0] * A[1][1] - A[0][1] * A[1][0]
-    star = ((A[1][1] * c[0] - A[0][1] * c[1]) / det, (A[0][0] * c[1] - A[1][0] * c[0]) / det)
+    # keys: loss, alpha_s, alpha_j, beta_s, beta_j
+    A, c = phase3_system(lambda bs, bj: evaluate_reduction("nu", d, nu, bs, bj)[3:5])
+    det, star = det2(A), solve2(A, c)
     e = (beta1[0] - star[0], beta1[1] - star[1])
     lam, _, weights = phase3_weights(A, e, d, metric=True)
     conditions += [discriminant(A, d, metric=True), lam[0], 2 - lam[1], (1 - lam[0]) ** 2,

@@ -23,15 +23,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from math import factorial
-from typing import Any, Callable
+from typing import Any
 
 import mpmath
 
+from .context import MP, Context
+from .formulas import merge_scales, pgf_coefficients, pgf_terms, powers
 from .quadrature import integrate
 from .generated import Family
 
 GUARD_DIGITS = 10
-MERGE_RATIO = 8  # break points closer than this factor are one scale
 
 
 @lru_cache(maxsize=None)
@@ -44,28 +45,6 @@ def stirling2(r: int, j: int) -> int:
     return j * stirling2(r - 1, j) + stirling2(r - 1, j - 1)
 
 
-def _powers(x, n: int, one=None) -> list:
-    """[1, x, x^2, ..., x^n] (``one``: 1 in x's number type, default mpf)."""
-    out = [mpmath.mpf(1) if one is None else one]
-    for _ in range(n):
-        out.append(out[-1] * x)
-    return out
-
-
-def pgf_derivative(j: int, one_minus_qz, p, q):
-    """G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1), from ``1 - q z`` (proofs/model.md, section 2)."""
-    return mpmath.factorial(j) * p * q ** (j - 1) / one_minus_qz ** (j + 1)
-
-
-def pgf_derivative_gap(j: int, big, small, diff, p, q):
-    """G^(j)(z) - G^(j)(z0) without cancellation.
-
-    ``big = 1 - q z0`` and ``small = 1 - q z`` with ``big - small = diff > 0`` given separately.
-    """
-    s = sum(big**i * small ** (j - i) for i in range(j + 1))
-    return mpmath.factorial(j) * p * q ** (j - 1) * diff * s / (big * small) ** (j + 1)
-
-
 def scales(coefficients: list, p) -> list:
     """Break points for the ``t`` integral: where ``e^(-t c)`` and ``1 - q z(t)`` turn over.
 
@@ -74,11 +53,7 @@ def scales(coefficients: list, p) -> list:
     """
     c_max, c_min = max(coefficients), min(coefficients)
     c_mean = mpmath.fsum(coefficients) / len(coefficients)
-    inner = sorted({p / c_max, p / c_mean, 1 / c_max, 1 / c_mean, 1 / c_min})
-    merged = [inner[0]]
-    for t in inner[1:]:
-        if t > MERGE_RATIO * merged[-1]:
-            merged.append(t)
+    merged = merge_scales({p / c_max, p / c_mean, 1 / c_max, 1 / c_mean, 1 / c_min})
     return [mpmath.mpf(0), *merged, mpmath.inf]
 
 
@@ -90,20 +65,6 @@ class Moments:
     values: tuple
     errors: tuple
     evaluations: int
-
-
-@dataclass(frozen=True)
-class Backend:
-    """What the moment kernels need from a number type besides + - * / and integer powers:
-    ``number`` (an int or the type itself -> the type, at the working precision), ``exp`` and
-    ``expm1``.  :data:`MPMATH` is the default; :mod:`verify.engine.certified` supplies Arb balls."""
-
-    number: Callable[[Any], Any]
-    exp: Callable[[Any], Any]
-    expm1: Callable[[Any], Any]
-
-
-MPMATH = Backend(mpmath.mpf, mpmath.exp, mpmath.expm1)
 
 
 @dataclass(frozen=True)
@@ -123,18 +84,19 @@ class MomentSetup:
     c_back: Any
     lead: Any
     coeff: tuple  # coeff[r-1][j] = S(r, j) lead^r / (r-1)!
-    gj: tuple  # gj[j] = j! p q^(j-1): G^(j)(z) = gj[j] / (1 - q z)^(j+1)
+    pgf: list  # pgf[j] = j! p q^(j-1) (formulas.pgf_coefficients)
 
 
-def moment_setup(d, gap, family: Family, order: int, be: Backend = MPMATH) -> MomentSetup:
-    """Constants of the moment integrals; ``d`` and ``gap`` may be numbers of ``be`` (balls)."""
+def moment_setup(d, gap, family: Family, order: int, be: Context = MP) -> MomentSetup:
+    """Constants of the moment integrals; ``d`` and ``gap`` may be numbers of the context ``be``
+    (:mod:`verify.engine.context`: mpf, Arb balls, duals)."""
     gap = be.number(gap)
     one = be.number(1)
     c_target, c_back = (be.exp(gap), one) if family == "mu" else (one, be.exp(-gap))
     return weighted_setup(d, c_target, c_back, family, order, be)
 
 
-def weighted_setup(d, c_target, c_back, family: Family, order: int, be: Backend = MPMATH,
+def weighted_setup(d, c_target, c_back, family: Family, order: int, be: Context = MP,
                    scaled: bool = False) -> MomentSetup:
     """:func:`moment_setup` from the attention weights themselves (``nu``: ``c_back = e^-gap``,
     which may be 0: the limit gap -> inf).  ``scaled``: the r-th integral without the factor
@@ -147,11 +109,11 @@ def weighted_setup(d, c_target, c_back, family: Family, order: int, be: Backend 
         lead = be.number(1)
     coeff = tuple(tuple(stirling2(r, j) * lead**r / factorial(r - 1) for j in range(r + 1))
                   for r in range(1, order + 1))
-    gj = tuple(factorial(j) * p * q ** (j - 1) if j else 0 * p for j in range(order + 1))
-    return MomentSetup(family, order, dd, p, q, c_target, c_back, lead, coeff, gj)
+    return MomentSetup(family, order, dd, p, q, c_target, c_back, lead, coeff,
+                       pgf_coefficients(p, q, order))
 
 
-def moment_integrand(t, s: MomentSetup, be: Backend = MPMATH) -> list:
+def moment_integrand(t, s: MomentSetup, be: Context = MP) -> list:
     """The r = 1..order integrands at ``t`` (proofs/model.md, section 4), written once for every number type.
 
     ``1 - q z`` is formed as ``(1 - x + (d-1)(1 - y))/d + p z`` with ``1 - x`` from ``expm1``:
@@ -163,20 +125,15 @@ def moment_integrand(t, s: MomentSetup, be: Backend = MPMATH) -> list:
     one_minus_x, one_minus_y = -be.expm1(-t * s.c_target), -be.expm1(-t * s.c_back)
     z = (x + (dd - 1) * y) / dd
     small = (one_minus_x + (dd - 1) * one_minus_y) / dd + p * z  # 1 - q z
-    inv_small = _powers(1 / small, order + 1, be.number(1))
-    if s.family == "mu":
-        base = x / dd
-        # G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1)
-        derivs = [s.gj[j] * inv_small[j + 1] for j in range(order + 1)]
-    else:
+    if s.family == "mu":  # G^(j)(z)
+        base, big, diff = x / dd, None, None
+    else:  # G^(j)(z) - G^(j)(z0)
         base = (dd - 1) * y / dd
         big = (1 + (dd - 1) * one_minus_y) / dd + p * base  # 1 - q z0
-        inv_big = _powers(1 / big, order + 1, be.number(1))
         diff = s.q * x / dd  # (1 - q z0) - (1 - q z)
-        # G^(j)(z) - G^(j)(z0) = j! p q^(j-1) diff sum_i big^-(j+1-i) small^-(i+1)
-        derivs = [s.gj[j] * diff * sum(inv_big[j + 1 - i] * inv_small[i + 1] for i in range(j + 1))
-                  for j in range(order + 1)]
-    weight = [b * g for b, g in zip(_powers(base, order, be.number(1)), derivs)]
+    G, _, D = pgf_terms(be, small, big, diff, p, s.q, order, g0=False, coefficients=s.pgf)
+    derivs = G if s.family == "mu" else D
+    weight = [None] + [b * g for b, g in zip(powers(base, order, be.one)[1:], derivs[1:])]
     out, tr = [], be.number(1)
     for r in range(1, order + 1):
         out.append(tr * sum(s.coeff[r - 1][j] * weight[j] for j in range(1, r + 1)))
@@ -198,7 +155,7 @@ def tail_coefficients(s: MomentSetup) -> list:
             for r in range(1, s.order + 1)]
 
 
-def tail_bound(T, s: MomentSetup, be: Backend = MPMATH, coefficients: list | None = None) -> list:
+def tail_bound(T, s: MomentSetup, be: Context = MP, coefficients: list | None = None) -> list:
     """Proven bound on ``int_T^inf integrand_r``: ``K_r Gamma(r, c T) / c^r``, with the upper
     incomplete gamma function of integer order in closed form,
     ``Gamma(r, x) = (r-1)! e^-x sum_(k<r) x^k / k!``."""

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .formulas import softmax_counts
+
 __all__ = [
     "attention",
     "attention_heads",
@@ -36,7 +38,7 @@ def attention(counts: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     """
     counts = _check_counts(counts)
     alpha = _as_float_array(alpha, (counts.shape[1],), "alpha")
-    return _masked_softmax(counts, alpha[None, :])
+    return softmax_counts(counts, alpha[None, :])
 
 
 def attention_heads(counts: np.ndarray, alphas: np.ndarray) -> np.ndarray:
@@ -45,7 +47,7 @@ def attention_heads(counts: np.ndarray, alphas: np.ndarray) -> np.ndarray:
     alphas = np.asarray(alphas, dtype=np.float64)
     if alphas.ndim != 2 or alphas.shape[1] != counts.shape[1]:
         raise ValueError(f"alphas must have shape (H, {counts.shape[1]})")
-    return _masked_softmax(counts[:, None, :], alphas[None, :, :])
+    return softmax_counts(counts[:, None, :], alphas[None, :, :])
 
 
 def predict(counts: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
@@ -102,20 +104,6 @@ def empirical_risk_and_grad(
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _masked_softmax(counts: np.ndarray, logits: np.ndarray) -> np.ndarray:
-    """C_i e^{l_i} / sum_j C_j e^{l_j} over the last axis; counts and logits broadcast.
-
-    The shift is the max of the logits over the present symbols (C_i > 0), so the largest
-    present weight is C_i * 1 >= a positive count and nothing overflows; absent symbols get
-    exponent -inf, i.e. weight exactly 0, however large their logit.
-    """
-    present = counts > 0
-    masked = np.where(present, logits, -np.inf)
-    shift = masked.max(axis=-1, keepdims=True)
-    weights = counts * np.exp(np.where(present, logits - shift, -np.inf))
-    return weights / weights.sum(axis=-1, keepdims=True)
 
 
 def _check_counts(counts: np.ndarray) -> np.ndarray:

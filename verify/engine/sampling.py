@@ -49,6 +49,7 @@ from scipy.stats import binom, binomtest
 
 from . import general
 from .distribution import WordDistribution
+from .formulas import softmax_counts
 
 __all__ = [
     "BLOCK",
@@ -152,18 +153,15 @@ def _softmax_counts(counts: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     The weights e^(alpha - max alpha) are formed once per repetition.  A word whose weights sum
     below TINY (every symbol it holds lies more than ~570 below the repetition's largest
     logit, where the weights lose precision or underflow) is recomputed with its own shift, the
-    largest logit among its symbols."""
+    largest logit among its symbols (:func:`verify.engine.formulas.softmax_counts`)."""
     e = np.exp(alpha - alpha.max(axis=-1, keepdims=True))[:, None, :]
     w = counts * e
     total = w.sum(axis=-1, keepdims=True)
     low = total[..., 0] < TINY
     if low.any():
         r, n = np.nonzero(low)
-        c, logits = counts[r, n], alpha[r]
-        present = c > 0
-        shift = np.where(present, logits, -np.inf).max(axis=-1, keepdims=True)
-        w[r, n] = c * np.exp(np.where(present, logits - shift, -np.inf))
-        total[r, n] = w[r, n].sum(axis=-1, keepdims=True)
+        w[r, n] = softmax_counts(counts[r, n], alpha[r])
+        total[r, n] = 1.0
     return w / total
 
 

@@ -15,6 +15,7 @@ from functools import lru_cache
 import mpmath
 
 from .expectations import GUARD_DIGITS, symmetric_moments
+from .formulas import phase3_system, solve2
 from .generated import GRAD_KEYS, Family, order, reduction
 
 
@@ -129,20 +130,23 @@ def evaluate(point: SymmetricPoint, dps: int = 30) -> Evaluation:
 
 def output_gradient_system(state: AttentionState) -> tuple[mpmath.matrix, mpmath.matrix]:
     """At fixed attention the output gradient is affine: (dL/dbeta_s, dL/dbeta_j) = A b - c for
-    b = (beta_s, beta_j), per coordinate.  Returns (A, c), read off the reduction by evaluating
-    it at b = 0, e_1, e_2 (exact, by linearity)."""
+    b = (beta_s, beta_j), per coordinate.  Returns (A, c) as mpmath matrices, read off the
+    reduction by :func:`verify.engine.formulas.phase3_system`."""
+
+    def gradient(bs, bj) -> tuple:
+        grad = evaluate_at(state, bs, bj).grad
+        return grad["beta_s"], grad["beta_j"]
+
     with mpmath.workdps(state.dps + GUARD_DIGITS):
-        grads = [evaluate_at(state, bs, bj).grad for bs, bj in ((0, 0), (1, 0), (0, 1))]
-        g = [(x["beta_s"], x["beta_j"]) for x in grads]
-        c = mpmath.matrix([-g[0][0], -g[0][1]])
-        A = mpmath.matrix([[g[1][i] + c[i], g[2][i] + c[i]] for i in range(2)])
-    return A, c
+        A, c = phase3_system(gradient)
+        return mpmath.matrix([list(row) for row in A]), mpmath.matrix(list(c))
 
 
 def best_output(state: AttentionState) -> Evaluation:
     """L_s and its gradient at the minimiser of the convex quadratic beta -> L_s(alpha, beta) on
-    the background-symmetric subspace: b* = A^-1 c (:func:`output_gradient_system`)."""
+    the background-symmetric subspace: b* = A^-1 c (:func:`output_gradient_system`,
+    :func:`verify.engine.formulas.solve2`)."""
     A, c = output_gradient_system(state)
     with mpmath.workdps(state.dps + GUARD_DIGITS):
-        b = mpmath.lu_solve(A, c)
+        b = solve2(A.tolist(), (c[0], c[1]))
     return evaluate_at(state, b[0], b[1])

@@ -34,6 +34,7 @@ from typing import Mapping
 import numpy as np
 
 from ..engine.distribution import WordDistribution
+from ..engine.formulas import softmax_counts
 from .base import Params, Problem, Quadratic, contrast, gaussian
 
 
@@ -52,17 +53,10 @@ def words(counts: np.ndarray, y: np.ndarray) -> Words:
 
 
 def attention(data: Words, alpha: np.ndarray) -> np.ndarray:
-    """gamma_i = C_i e^alpha_i / sum_j C_j e^alpha_j, densely, as softmax(ln C + alpha): alpha (d,)
-    gives (N, d), alpha (H, d) gives (N, H, d).  The same numbers as
-    :func:`verify.engine.model.attention` (the tests compare them), without its input checks."""
-    with np.errstate(divide="ignore"):
-        log_counts = np.log(data.counts)
-    return _softmax(log_counts + alpha if alpha.ndim == 1 else log_counts[:, None, :] + alpha)
-
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    w = np.exp(logits - logits.max(axis=-1, keepdims=True))
-    return w / w.sum(axis=-1, keepdims=True)
+    """gamma_i = C_i e^alpha_i / sum_j C_j e^alpha_j, densely
+    (:func:`verify.engine.formulas.softmax_counts`): alpha (d,) gives (N, d), alpha (H, d) gives
+    (N, H, d).  :func:`verify.engine.model.attention` without its input checks."""
+    return softmax_counts(data.counts if alpha.ndim == 1 else data.counts[:, None, :], alpha)
 
 
 @dataclass(frozen=True)
@@ -124,8 +118,7 @@ def attend(counts: np.ndarray, alphas: np.ndarray, B: np.ndarray | None = None):
     if rows.size:
         s = s.copy()
         s[rows, heads] = 1.0
-        with np.errstate(divide="ignore"):
-            dense = _softmax(np.log(counts[rows]) + alphas[heads])  # row k: word rows[k], head heads[k]
+        dense = softmax_counts(counts[rows], alphas[heads])  # row k: word rows[k], head heads[k]
     att = Attention(counts, w, s, rows, heads, dense)
     if B is None:
         return att

@@ -33,7 +33,7 @@ RECORD_KEYS = ("train_loss", "test", "diverged")
 # a run carries its settings in its label
 COMPUTING = ("__init__", "base", "bigram", "config", "counting", "curvature", "evenpairs", "plans",
              "run", "slr", "thresholds")  # __init__ holds the plans' and tasks' names
-ENGINE_USED = ("distribution",)  # the engine modules COMPUTING imports (tested)
+ENGINE_USED = ("distribution", "formulas")  # the engine modules COMPUTING imports (tested)
 JOB_RUNS = 8  # runs per job: enough to share the data, few enough to lose little on a stop
 
 

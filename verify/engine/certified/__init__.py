@@ -6,11 +6,12 @@ cut (proofs/tail-bound.md) are all inside the radius.  The integrand and the los
 the mpmath engine's own (:func:`verify.engine.expectations.moment_integrand`,
 :func:`verify.engine.symbolic.form_source`), run on another number type.
 
-Modules: :mod:`.balls` (precision, the backend of the four-scalar integrand), :mod:`.moments` and
-:mod:`.symmetric` (the four-scalar engine), :mod:`.general` (the general engine's kernels on balls:
-moments and loss at any attention), :mod:`.gauss` (Gauss-Legendre with a rigorous error bound for
-vector integrands, 1-D and 2-D), :mod:`.heads` (cross-head blocks), :mod:`.floors` (min over the
-output weights: solve, dual bound), :mod:`.one_step` (Theorem 1's floor at one point).
+Modules: :mod:`.balls` (precision; the context :data:`verify.engine.context.ARB`),
+:mod:`.moments` and :mod:`.symmetric` (the four-scalar engine), :mod:`.general` (the general
+engine's kernels on balls: moments and loss at any attention), :mod:`.gauss` (Gauss-Legendre with
+a rigorous error bound for vector integrands, 1-D and 2-D), :mod:`.heads` (cross-head blocks),
+:mod:`.floors` (min over the output weights: solve, dual bound), :mod:`.one_step` (Theorem 1's
+floor at one point).
 
 python-flint is optional: importing this package without it raises
 :class:`CertifiedUnavailable` with one line saying how to install it.

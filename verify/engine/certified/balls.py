@@ -1,27 +1,15 @@
-"""Arb balls: precision, the backend for the shared kernels, and conversions at the boundary."""
+"""Arb balls: precision, the context of the shared kernels (:data:`verify.engine.context.ARB`),
+and conversions at the boundary."""
 from __future__ import annotations
 
 import math
 from contextlib import contextmanager
-from fractions import Fraction
 from typing import Iterator
 
-from flint import acb, arb, ctx
+from flint import arb, ctx
 
+from ..context import ARB
 from ..estimate import ErrorKind, Estimate
-from ..expectations import Backend
-
-
-def _number(x):
-    """int, Fraction, str, arb or acb -> a ball (a Fraction exactly: numerator / denominator)."""
-    if isinstance(x, (arb, acb)):
-        return x
-    if isinstance(x, Fraction):
-        return arb(x.numerator) / x.denominator
-    return arb(x)
-
-
-ARB = Backend(_number, lambda x: x.exp(), lambda x: x.expm1())
 
 
 @contextmanager
@@ -42,7 +30,7 @@ def bits_for(dps: int) -> int:
 
 def interval(lo, hi) -> arb:
     """The ball that contains ``[lo, hi]`` (numbers exact as floats, ints or Fractions)."""
-    return _number(lo).union(_number(hi))
+    return ARB.number(lo).union(ARB.number(hi))
 
 
 def as_estimate(x: arb) -> Estimate:

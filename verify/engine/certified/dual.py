@@ -19,7 +19,7 @@ from typing import Any
 
 from flint import arb
 
-from ..expectations import Backend
+from ..context import ARB, Context
 
 
 class Dual:
@@ -291,13 +291,7 @@ def tighten(plain: Any, centre: Any, g: tuple, dx: tuple) -> Any:
     centred = centre
     for a, h in zip(g, dx):
         centred = centred + a * h
-    if not centred.is_finite():
-        return plain
-    if not plain.is_finite():
-        return centred
-    if not centred.overlaps(plain):  # both contain the function's values: a defect
-        raise ArithmeticError("the centred and the plain enclosure are disjoint")
-    return centred.intersection(plain)
+    return ARB.meet(centred, plain)  # both contain the function's values
 
 
 def value(x: Any) -> Any:
@@ -306,9 +300,8 @@ def value(x: Any) -> Any:
 
 
 def _number(x):
-    from .balls import ARB
-
     return x if isinstance(x, Dual) else ARB.number(x)
 
 
-DUAL = Backend(_number, lambda x: x.exp(), lambda x: x.expm1())
+DUAL = Context("dual", _number, lambda x: x.exp(), lambda x: x.expm1(), lambda x: x.log(),
+               lambda x: x.sqrt())

@@ -100,30 +100,39 @@ def boundary_bound(f: Callable, boxes: list) -> arb | None:
     return top
 
 
+def strip_rho(a: float, b: float) -> arb:
+    """The ellipse of a piece [a, b] inside the strip |Im u| < pi/2 (:func:`ellipse_rho`)."""
+    return ellipse_rho((b - a) / 2)
+
+
 def gauss_1d(f: Callable, a: float, b: float, tol: float, m: int, prec: int,
-             depth: int = 0, budget: list | None = None) -> list:
+             depth: int = 0, budget: list | None = None,
+             rho_of: Callable[[float, float], arb] = strip_rho, max_depth: int = MAX_DEPTH) -> list:
     """Balls containing int_a^b f(u) du (f returns a list of arb/acb, the same length at every
     point; real arguments get arb, the error bound acb boxes).  ``f`` must be analytic and real
-    on real arguments in the strip |Im u| < pi/2.  ``tol``: absolute goal per entry (a goal,
-    not a claim: the balls contain the integrals whatever they are)."""
+    on real arguments inside the ellipse ``rho_of(a, b)`` of every piece (by default the strip
+    |Im u| < pi/2).  ``tol``: absolute goal per entry (a goal, not a claim: the balls contain
+    the integrals whatever they are); pieces whose bound misses it are bisected, at most
+    ``max_depth`` times and ``budget[0]`` pieces in all (then NaN balls: a box too wide to
+    enclose is split by its caller)."""
     budget = [MAX_PIECES] if budget is None else budget
     budget[0] -= 1
     nodes, weights = legendre_rule(m, prec)
     mid, half = (arb(a) + arb(b)) / 2, (arb(b) - arb(a)) / 2
-    rho = ellipse_rho((b - a) / 2)
+    rho = rho_of(a, b)
     const = half * rule_constant(rho, m)
     err = None
     for count in COVERS:
         top = boundary_bound(f, boundary_boxes(mid, half, rho, count))
-        if top is not None and ((const * top).upper() <= tol or depth >= MAX_DEPTH):
+        if top is not None and ((const * top).upper() <= tol or depth >= max_depth):
             err = const * top
             break
     if err is None:
-        if depth >= MAX_DEPTH or budget[0] <= 0:  # no bound: a ball that decides nothing
+        if depth >= max_depth or budget[0] <= 0:  # no bound: a ball that decides nothing
             return [arb("nan")] * len(_entries(f(mid)))
         c = (a + b) / 2
-        left = gauss_1d(f, a, c, tol / 2, m, prec, depth + 1, budget)
-        right = gauss_1d(f, c, b, tol / 2, m, prec, depth + 1, budget)
+        left = gauss_1d(f, a, c, tol / 2, m, prec, depth + 1, budget, rho_of, max_depth)
+        right = gauss_1d(f, c, b, tol / 2, m, prec, depth + 1, budget, rho_of, max_depth)
         return [x + y for x, y in zip(left, right)]
     total = None
     for x, w in zip(nodes, weights):

@@ -4,7 +4,7 @@ rationals: ``arb(float)`` loses nothing).
 
 The integrands are the general engine's own kernels (:func:`verify.engine.general.kernels.
 mean_terms`, :func:`~verify.engine.general.kernels.gram_weights`,
-:func:`~verify.engine.general.kernels.pgf_terms`) run on a third number type: this module is the
+:func:`~verify.engine.formulas.pgf_terms`) run on a third number type: this module is the
 Arb backend (the mpmath and float64 ones are in :mod:`verify.engine.general.backends`).  It
 supplies, at a node ``u = ln t`` (an ``arb``, or an ``acb`` rectangle for the error bound):
 ``tau_l = exp(u + a_l)`` (``a_l = alpha_l - max alpha``), ``x_l = exp(-tau_l)``,
@@ -26,11 +26,12 @@ from typing import Sequence
 import numpy as np
 from flint import arb, arb_mat
 
-from ..general.kernels import NodeTerms, gram_weights, mean_terms, pgf_terms, slice_contraction
+from ..context import ARB
+from ..formulas import merge_scales, pgf_terms
+from ..general.kernels import NodeTerms, gram_weights, mean_terms, slice_contraction
 from .balls import precision
 from .gauss import gauss_1d
 
-MERGE = math.log(8.0)  # scales closer than a factor 8 share a break point
 RULE_POINTS = 16  # Gauss-Legendre points per piece (1-D)
 PIECE_WIDTH = 1.2  # longest first piece in u (bisected further when needed)
 
@@ -94,7 +95,7 @@ class BallAttention:
     def node(self, u, order: int = 2) -> NodeTerms:
         """The kernels' view at ``u`` (integrands in ``du``): T_k = tau^k x (k <= 2), G, D."""
         tau, x, small, diff = self.exponentials(u)
-        G, _, D = pgf_terms(small, small + diff, diff, self.p, self.q, order, g0=False)
+        G, _, D = pgf_terms(ARB, small, small + diff, diff, self.p, self.q, order, g0=False)
         T1 = tau * x
         T2 = tau * T1
         return NodeTerms((x, T1, T2, None), (None, T1 / self.d, T2 / self.d, None), G, None, D,
@@ -108,11 +109,8 @@ def log_pieces(att: BallAttention, log_lo: float, log_hi: float,
             width: float = PIECE_WIDTH) -> list[tuple[float, float]]:
     """Pieces of [log_lo, log_hi] in u between the scales ln p and -a_l (merged), each at most
     ``width`` long."""
-    scales = sorted({math.log(float(att.p.mid()))} | {-float(x.mid()) for x in att.a})
-    merged = [scales[0]]
-    for u in scales[1:]:
-        if u > merged[-1] + MERGE:
-            merged.append(u)
+    merged = merge_scales({math.log(float(att.p.mid()))} | {-float(x.mid()) for x in att.a},
+                          log=True)
     points = [log_lo] + [u for u in merged if log_lo < u < log_hi] + [log_hi]
     ends = [points[0]]
     for lo, hi in zip(points, points[1:]):
@@ -160,7 +158,7 @@ def tail_bounds(att: BallAttention, T: arb, full: bool) -> list:
     x = [(-T * cl).exp() for cl in att.c]
     small = (sum(1 - xl for xl in x) + att.p * sum(x)) / d
     small = arb(small.lower())  # a smaller 1 - q z gives larger G^(j)
-    G, _, _ = pgf_terms(small, None, None, att.p, att.q, 2)
+    G, _, _ = pgf_terms(ARB, small, None, None, att.p, att.q, 2)
     g1, g2 = upper_ball(G[1]), upper_ball(G[2])
     mean = [g1 / d * xl for xl in x]
     out = mean + mean

@@ -9,7 +9,7 @@ Cross-head block, by the double Laplace identity 1/(u_h u_g) = int int e^(-t u_h
 
 in ``(u, v) = (ln t, ln tau)`` the integrand is ``A_i B_j G''/d^2 + [i = j] A_i (tau c^g_i) G'/d``
 with ``A_l = t c^h_l x_l``, ``B_l = tau c^g_l x_l``: the single head's Gram kernel
-(:func:`verify.engine.general.kernels.gram_weights`, :func:`~verify.engine.general.kernels.pgf_terms`)
+(:func:`verify.engine.general.kernels.gram_weights`, :func:`~verify.engine.formulas.pgf_terms`)
 with two exponent sources.  For real ``v`` it is analytic in ``u`` on ``|Im u| < pi/2`` (then
 ``Re(t c^h_l + tau c^g_l) > 0``, ``|z| < 1``) and vice versa, which is what
 :func:`verify.engine.certified.gauss.gauss_2d` needs.  The strips ``t < t_lo``, ``tau < tau_lo``,
@@ -22,7 +22,9 @@ from typing import Sequence
 
 from flint import acb, acb_mat, arb, arb_mat
 
-from ..general.kernels import gram_weights, pgf_terms
+from ..context import ARB
+from ..formulas import pgf_terms
+from ..general.kernels import gram_weights
 from .balls import precision
 from .gauss import gauss_2d
 from .general import BallAttention, log_pieces, upper_ball, ball_vector, ball_moments
@@ -42,7 +44,7 @@ def _cross_integrand(h: BallAttention, g: BallAttention):
         x = ball_vector([(-e).exp() for e in ex])
         om = [-((-e).expm1()) for e in ex]
         small = (sum(om[1:], om[0]) + p * sum(x[1:], x[0])) / d  # 1 - q z, no cancellation
-        G, _, _ = pgf_terms(small, None, None, p, q, 2)
+        G, _, _ = pgf_terms(ARB, small, None, None, p, q, 2)
         w_outer, w_diag = gram_weights(G[1], G[2], d)
         A, B = ta * x, tb * x
         mat = acb_mat if isinstance(u, acb) or isinstance(v, acb) else arb_mat
@@ -89,7 +91,7 @@ def strip_bounds(h: BallAttention, g: BallAttention, t_lo: arb, tau_lo: arb, T: 
     def hat(att, cut):  # G^(j)(z) on the strip beyond the cut: z <= mean e^(-cut c_l)
         x = [(-cut * cl).exp() for cl in att.c]
         small = arb(((sum(1 - xl for xl in x) + p * sum(x)) / d).lower())
-        G, _, _ = pgf_terms(small, None, None, p, q, 2)
+        G, _, _ = pgf_terms(ARB, small, None, None, p, q, 2)
         return upper_ball(G[1]), upper_ball(G[2])
 
     h1, h2 = hat(h, T)

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from flint import acb, arb
 
-from ..expectations import (MERGE_RATIO, MomentSetup, moment_integrand, moment_setup,
-                            tail_bound, tail_coefficients)
+from ..expectations import MomentSetup, moment_integrand, moment_setup, tail_bound, tail_coefficients
+from ..formulas import merge_scales
 from ..symbolic import Family
 from .balls import ARB, precision
 
@@ -25,7 +25,7 @@ MAX_DOUBLINGS = 200
 
 
 @dataclass(frozen=True)
-class BallMoments:
+class SymmetricBallMoments:
     """``values[r-1]`` is a ball containing E[g^r 1{k>=1}] (g = gamma or 1 - gamma)."""
 
     family: Family
@@ -42,12 +42,7 @@ def log_break_points(s: MomentSetup) -> list[float]:
     lp = _log_mid(s.p)
     l_max, l_min = max(lc), min(lc)
     l_mean = l_max + math.log1p(math.exp(l_min - l_max)) - math.log(2)
-    inner = sorted({lp - l_max, lp - l_mean, -l_max, -l_mean, -l_min})
-    merged = [inner[0]]
-    for u in inner[1:]:
-        if u > merged[-1] + math.log(MERGE_RATIO):
-            merged.append(u)
-    return merged
+    return merge_scales({lp - l_max, lp - l_mean, -l_max, -l_mean, -l_min}, log=True)
 
 
 def _log_mid(x: arb) -> float:
@@ -71,12 +66,14 @@ def _references(values: list) -> list[arb]:
     return [m if m > 0 else top for m in mids]
 
 
-def _integrate_piece(s: MomentSetup, r: int, a: float, b: float, log_scale: bool,
-                     abs_tol: arb, t0: float, eval_limit: int | None = None) -> arb:
-    """int of integrand_r over [a, b] in t, or over [t0 e^a, t0 e^b] in v = ln(t/t0) (``abs_tol``
-    is a goal for the error, not a claim: the returned ball contains the integral whatever it
-    is).  Every end point is a float, exact in both variables, so the pieces meet exactly:
-    the t-piece ends at t0 where the v-pieces start (v = 0)."""
+def integral_piece(s: MomentSetup, r: int, piece: tuple, t0: float, abs_tol: arb,
+                   eval_limit: int | None = None) -> arb:
+    """int of integrand_r over one ``piece = (a, b, log_scale)``: [a, b] in t, or [t0 e^a, t0 e^b]
+    in v = ln(t/t0), by ``acb.integral`` (``abs_tol`` is a goal for the error, not a claim: the
+    returned ball contains the integral whatever it is).  Every end point is a float, exact in
+    both variables, so the pieces meet exactly: the t-piece ends at t0 where the v-pieces start
+    (v = 0).  Every ball route of the symmetric moments integrates through it."""
+    a, b, log_scale = piece
     if log_scale:
         start = arb(t0)
 
@@ -97,7 +94,7 @@ def _integrate(s: MomentSetup, K: list, pieces: list, logs: list, abs_tol: list,
     t0 = pieces[0][1]
     for _ in range(MAX_DOUBLINGS):
         for a, b, log_scale in pieces:
-            values = [v + _integrate_piece(s, r, a, b, log_scale, tol, t0, eval_limit)
+            values = [v + integral_piece(s, r, (a, b, log_scale), t0, tol, eval_limit)
                       for r, (v, tol) in enumerate(zip(values, abs_tol))]
         if not all(v.is_finite() for v in values):  # parameter balls too wide: caller splits
             raise ArithmeticError("the integral's enclosure is not finite")
@@ -114,8 +111,8 @@ def _integrate(s: MomentSetup, K: list, pieces: list, logs: list, abs_tol: list,
     raise ArithmeticError("tail bound did not fall below the tolerance")
 
 
-def ball_moments(d, gap, family: Family, order: int, bits: int,
-                 eval_limit: int | None = None) -> BallMoments:
+def symmetric_ball_moments(d, gap, family: Family, order: int, bits: int,
+                           eval_limit: int | None = None) -> SymmetricBallMoments:
     """Enclosures of mu_r (family ``mu``) or nu_r (``nu``), r = 1..order, at ``bits`` bits.
 
     ``d`` (>= 2) and ``gap`` (= alpha_s - alpha_j) are numbers or balls; ``eval_limit`` caps the
@@ -125,7 +122,7 @@ def ball_moments(d, gap, family: Family, order: int, bits: int,
         s = moment_setup(d, gap, family, order, ARB)
         K = tail_coefficients(s)
         if all(k.upper() <= 0 for k in K):  # 0 <= integrand <= K t^(r-1) e^(-ct) = 0 (nu at d = 2)
-            return BallMoments(family, tuple(arb(0) for _ in K), bits, 0.0, tuple(K))
+            return SymmetricBallMoments(family, tuple(arb(0) for _ in K), bits, 0.0, tuple(K))
         logs = log_break_points(s)
         k_max = max(float(k.upper().log()) for k in K)
         log_cut = math.log(max(k_max + bits * math.log(2) + 5 * order, 1.0)) - float(gap_log(s))
@@ -146,4 +143,4 @@ def ball_moments(d, gap, family: Family, order: int, bits: int,
                 break
             scale = [m if m > 0 else x * arb(2) ** -bits for m, x in zip(mids, scale)]
         out = tuple(v + arb(0).union(t.upper()) for v, t in zip(values, tail))
-        return BallMoments(family, out, bits, float(end), tuple(tail))
+        return SymmetricBallMoments(family, out, bits, float(end), tuple(tail))

@@ -17,7 +17,8 @@ def certified_symmetric(d: int, s: int, beta0, eta: float, bits: int):
     from flint import arb
 
     from .balls import precision
-    from .symmetric import ball_evaluate, ball_state, output_system, solve2
+    from ..formulas import solve2
+    from .symmetric import ball_evaluate, ball_state, output_system
 
     bs, bj = float(beta0[s]), float(beta0[(s + 1) % d])
     grad = ball_evaluate(ball_state(d, 0, bits), bs, bj)

@@ -31,6 +31,7 @@ from typing import Sequence
 import numpy as np
 from flint import arb, arb_mat
 
+from ..context import ARB
 from .balls import precision
 from .ratios import BoxMoments, RatioMoments, quadratic_term
 
@@ -56,16 +57,6 @@ def _solve(M: arb_mat, columns: Sequence[Sequence]) -> list | None:
     except ZeroDivisionError:
         return None
     return [[X[i, k] for i in range(n)] for k in range(len(columns))]
-
-
-def _meet(a: arb, b: arb) -> arb:
-    if not a.is_finite():
-        return b
-    if not b.is_finite():
-        return a
-    if not a.overlaps(b):
-        raise ArithmeticError("two enclosures of one floor are disjoint")
-    return a.intersection(b)
 
 
 @dataclass(frozen=True)
@@ -165,7 +156,7 @@ def quadratic_floor(bm: BoxMoments, s: int, shift: Sequence | None = None,
             first = first + lk_X[k] * bm.dx[k]
         for key, h in lkl.items():
             second = second + h * quad[key]
-        lam = _meet(_meet(second, first), _lam(bm.over_box, s, beta, sh))
+        lam = ARB.meet(ARB.meet(second, first), _lam(bm.over_box, s, beta, sh))
         g_c = [a - b for a, b in zip(_matvec(bm.at_centre.second, beta), _v(bm.at_centre, s, sh))]
         g_kc = [[a - b for a, b in zip(_matvec(g.second, beta), _v(g, s, zero))]
                 for g in bm.centre_gradient]
@@ -179,7 +170,7 @@ def quadratic_floor(bm: BoxMoments, s: int, shift: Sequence | None = None,
         for key, col in g_kl.items():
             g2 = [x + y * quad[key] for x, y in zip(g2, col)]
         g_plain = [a - b for a, b in zip(_matvec(bm.over_box.second, beta), _v(bm.over_box, s, sh))]
-        g = [_meet(_meet(a, b), c) for a, b, c in zip(g2, g1, g_plain)]
+        g = [ARB.meet(ARB.meet(a, b), c) for a, b, c in zip(g2, g1, g_plain)]
         inv = 1 / smallest_eigenvalue(bm.over_box.second, d)  # ||M^-1|| on the whole box
         q_top = inv * _norm2(g) / 2
         value = arb(lam.lower() - q_top.upper()).union(arb(lam.upper()))
@@ -190,7 +181,7 @@ def quadratic_floor(bm: BoxMoments, s: int, shift: Sequence | None = None,
             for (a, b), h in lkl.items():
                 if k in (a, b):
                     acc = acc + h * bm.dx[b if a == k else a]
-            lk = _meet(acc, lk_X[k])
+            lk = ARB.meet(acc, lk_X[k])
             Mk = bm.gradient[k].second
             fro = _norm2([Mk[i, j] for i in range(d) for j in range(d)]).sqrt()
             corr = delta * _norm2(g_k[k]).sqrt() + delta * delta * fro / 2

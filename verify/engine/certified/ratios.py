@@ -45,19 +45,17 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from flint import acb, arb, arb_mat
+from flint import arb, arb_mat
 
+from ..context import ARB
 from .balls import precision
-from .gauss import boundary_bound, boundary_boxes, gauss_1d, legendre_rule, rule_constant
+from .gauss import B_MAX, RHO_MAX, gauss_1d
 from .jets import Jet, index
 
 T_FIRST = 0.5  # [0, T_FIRST] in t, then v = ln(t/T_FIRST) up to the cut
 T_CUT = 40.0  # the tail [T_CUT, inf) is left to the proven bounds (values below 1e-15)
 U_PIECES = 5  # pieces of [0, ln(T_CUT/T_FIRST)] in v (each 0.88 long)
-B_CAP = 1.2  # semi-minor axis cap of the first piece's ellipses
-RHO_MAX = 8.0
-COVERS = (2, 8, 32)
-MAX_DEPTH = 30
+MAX_DEPTH = 30  # bisections of the first piece [0, T_FIRST]
 MAX_PIECES = 48  # pieces per integral (all of [0, T]) before giving up: the box is split
 POINT_RULE, BOX_RULE = 20, 12  # Gauss-Legendre points per piece at a point / over a box
 POINT_TOL, BOX_TOL = 2.0**-44, 2.0**-24  # goals per entry (goals, not claims)
@@ -200,44 +198,12 @@ def halfplane_delta(d: int) -> float:
 
 def _first_rho(a: float, b: float, delta: float) -> float:
     """rho of the Bernstein ellipse of [a, b] whose leftmost point is -delta (semi-minor axis at
-    most B_CAP): inside Re t > -delta."""
+    most B_MAX): inside Re t > -delta."""
     c, h = (a + b) / 2, (b - a) / 2
     big = c + delta
-    small = min(math.sqrt(big * big - h * h), B_CAP)
+    small = min(math.sqrt(big * big - h * h), B_MAX)
     big = math.sqrt(h * h + small * small)
     return min((big + small) / h, RHO_MAX)
-
-
-def gauss_halfplane(f: Callable, a: float, b: float, delta: float, tol: float, m: int,
-                    prec: int, budget: list, depth: int = 0) -> list:
-    """Balls containing int_a^b f(t) dt for f analytic on Re t > -delta (a >= 0), by the m-point
-    Gauss-Legendre rule with the error bound of proofs/certified-general.md, section 3, on an
-    ellipse inside that half-plane; bisected until the bound meets ``tol`` (a goal), at most
-    ``budget[0]`` pieces in all (then NaN balls: a box too wide to enclose is split)."""
-    budget[0] -= 1
-    nodes, weights = legendre_rule(m, prec)
-    mid, half = (arb(a) + arb(b)) / 2, (arb(b) - arb(a)) / 2
-    rho = arb(_first_rho(a, b, delta))
-    const = half * rule_constant(rho, m)
-    err = None
-    for count in COVERS:
-        top = boundary_bound(f, boundary_boxes(mid, half, rho, count))
-        if top is not None and ((const * top).upper() <= tol or depth >= MAX_DEPTH):
-            err = const * top
-            break
-    if err is None:
-        if depth >= MAX_DEPTH or budget[0] <= 0:
-            return [arb("nan")] * len(f(mid))
-        c = (a + b) / 2
-        left = gauss_halfplane(f, a, c, delta, tol / 2, m, prec, budget, depth + 1)
-        right = gauss_halfplane(f, c, b, delta, tol / 2, m, prec, budget, depth + 1)
-        return [x + y for x, y in zip(left, right)]
-    total = None
-    for x, wt in zip(nodes, weights):
-        vals = f(mid + half * x)
-        total = [wt * v for v in vals] if total is None else [s + wt * v for s, v in zip(total, vals)]
-    slack = arb(0, err.upper())
-    return [half * (v.real if isinstance(v, acb) else v) + slack for v in total]
 
 
 def integrate(f: Callable, d: int, tol: float, m: int, bits: int) -> tuple[list, arb]:
@@ -245,7 +211,10 @@ def integrate(f: Callable, d: int, tol: float, m: int, bits: int) -> tuple[list,
     [0, T_FIRST] in t, then [T_FIRST, T] in v = ln(t/T_FIRST) up to the float v_hi, so that the
     pieces meet exactly at t = T_FIRST (v = 0); the tail starts at T = T_FIRST e^v_hi."""
     budget = [MAX_PIECES]
-    first = gauss_halfplane(f, 0.0, T_FIRST, halfplane_delta(d), tol / 2, m, bits, budget)
+    delta = halfplane_delta(d)
+    # f is analytic on Re t > -delta: the first piece's ellipses stay inside that half-plane
+    first = gauss_1d(f, 0.0, T_FIRST, tol / 2, m, bits, budget=budget,
+                     rho_of=lambda a, b: arb(_first_rho(a, b, delta)), max_depth=MAX_DEPTH)
     v_hi = math.log(T_CUT / T_FIRST)
     start = arb(T_FIRST)
 
@@ -390,17 +359,6 @@ class BoxMoments:
     hessian: dict
 
 
-def _meet(a: arb, b: arb) -> arb:
-    """Two enclosures of one number: their intersection (disjoint ones are a defect)."""
-    if not a.is_finite():
-        return b
-    if not b.is_finite():
-        return a
-    if not a.overlaps(b):
-        raise ArithmeticError("two enclosures of one quantity are disjoint")
-    return a.intersection(b)
-
-
 def quadratic_term(H: dict, dx: Sequence[arb]) -> dict:
     """The balls 1/2 dx_k dx_l H_kl summed as the Taylor remainder needs them: per (k, l), the
     factor (1/2 dx_k^2 = [0, h_k^2/2] on the diagonal, dx_k dx_l off it)."""
@@ -479,7 +437,8 @@ def box_moments(d: int, box: Sequence[tuple[float, float]], targets: Sequence[in
                 if k in (a, b):
                     other = b if a == k else a
                     acc = [x + h * dx[other] for x, h in zip(acc, H.entries())]
-            gradient.append(grad_c[k].like([_meet(x, y) for x, y in zip(acc, grad_p[k].entries())]))
+            meet = [ARB.meet(x, y) for x, y in zip(acc, grad_p[k].entries())]
+            gradient.append(grad_c[k].like(meet))
         second = at_c.entries()
         first = at_c.entries()
         for k in range(d - 1):
@@ -487,6 +446,6 @@ def box_moments(d: int, box: Sequence[tuple[float, float]], targets: Sequence[in
             first = [x + g * dx[k] for x, g in zip(first, gradient[k].entries())]
         for key, H in hess.items():
             second = [x + h * quad[key] for x, h in zip(second, H.entries())]
-        over = [_meet(_meet(a, b), c) for a, b, c in zip(second, first, plain.entries())]
+        over = [ARB.meet(ARB.meet(a, b), c) for a, b, c in zip(second, first, plain.entries())]
         return BoxMoments(d, tuple(box), centre, dx, at_c, grad_c, at_c.like(over),
                           tuple(gradient), hess)

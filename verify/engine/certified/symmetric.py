@@ -17,12 +17,13 @@ from functools import lru_cache
 
 from flint import arb
 
+from ..formulas import phase3_system, solve2
 from ..symbolic import (GRAD_KEYS, Family, lambdify_gap_rate, lambdify_gap_rate_parts,
                         lambdify_phase1_rates, lambdify_phases, lambdify_reduction,
                         reduce_symmetric)
 from .balls import ARB, precision
 from .dual import dilog_q
-from .moments import ball_moments
+from .moments import symmetric_ball_moments
 
 NAMESPACE = {"mpf": ARB.number, "log": lambda x: x.log(), "sqrt": lambda x: x.sqrt(),
              "polylog": lambda s, z: z.polylog(s),
@@ -82,7 +83,7 @@ def ball_state(d, gap, bits: int, eval_limit: int | None = None) -> BallState:
         dd, g = ARB.number(d), ARB.number(gap)
         family = family_for(g)
         order = reduce_symmetric(family).order
-        mom = ball_moments(dd, g, family, order, bits, eval_limit)
+        mom = symmetric_ball_moments(dd, g, family, order, bits, eval_limit)
     return BallState(dd, g, family, mom.values, bits)
 
 
@@ -101,19 +102,15 @@ def delta(state: BallState) -> arb:
 
 
 def output_system(state: BallState) -> tuple[tuple, tuple]:
-    """(A, c) with per-coordinate output gradient ``A b - c``, read off at b = 0, e1, e2."""
-    g = [ball_evaluate(state, bs, bj) for bs, bj in ((0, 0), (1, 0), (0, 1))]
+    """(A, c) with per-coordinate output gradient ``A b - c``
+    (:func:`verify.engine.formulas.phase3_system` on the ball reduction)."""
+
+    def gradient(bs, bj) -> tuple:
+        g = ball_evaluate(state, bs, bj)
+        return g["beta_s"], g["beta_j"]
+
     with precision(state.bits):
-        c = (-g[0]["beta_s"], -g[0]["beta_j"])
-        A = ((g[1]["beta_s"] + c[0], g[2]["beta_s"] + c[0]),
-             (g[1]["beta_j"] + c[1], g[2]["beta_j"] + c[1]))
-    return A, c
-
-
-def solve2(A: tuple, c: tuple) -> tuple:
-    """A^-1 c for a 2x2 ball matrix (Cramer)."""
-    det = A[0][0] * A[1][1] - A[0][1] * A[1][0]
-    return ((A[1][1] * c[0] - A[0][1] * c[1]) / det, (A[0][0] * c[1] - A[1][0] * c[0]) / det)
+        return phase3_system(gradient)
 
 
 def contraction(A: tuple, eta3) -> arb:

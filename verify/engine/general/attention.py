@@ -27,10 +27,12 @@ from typing import Sequence
 import mpmath
 import numpy as np
 
-from ..expectations import MERGE_RATIO, scales
+from ..context import MP
+from ..expectations import scales
+from ..formulas import merge_scales, pgf_terms
 from ..precision import check_dps, working
 from .backends import exp_pair, mp_exponentials, mp_node, mp_sum
-from .kernels import NodeTerms, pgf_terms
+from .kernels import NodeTerms
 
 TAIL_SAFETY = 2  # tail bounds are doubled (rounding of their own evaluation)
 NODE_CACHE_LIMIT = 100_000  # cached nodes times d (d = 10: ~1000 nodes, ~4 MB)
@@ -189,9 +191,9 @@ class GeneralAttention:
         xs, oms = zip(*(exp_pair(T * cl) for cl in self.c))
         z = mp_sum(xs) * self.inv_d
         small = mp_sum(oms) * self.inv_d + self.p * z
-        gh, _, _ = pgf_terms(small, None, None, self.p, self.q, order)
+        gh, _, _ = pgf_terms(MP, small, None, None, self.p, self.q, order)
         diff = self.q * xs[self.s] * self.inv_d
-        at_p, _, _ = pgf_terms(self.p, None, None, self.p, self.q, order)
+        at_p, _, _ = pgf_terms(MP, self.p, None, None, self.p, self.q, order)
         dh = [None] + [min(gh[j], at_p[j] * self.p ** (j + 1) * (j + 1) * diff
                            / self.p ** (2 * j + 2)) for j in range(1, order + 1)]
         return list(xs), gh, dh
@@ -199,7 +201,8 @@ class GeneralAttention:
 
 def _break_points(att: GeneralAttention) -> list:
     """Break points: ``scales`` (p/c_max, p/c_mean, 1/c_max, 1/c_mean, 1/c_min), every symbol's
-    own scale 1/c_l (merged when within a factor MERGE_RATIO), and a first cut for the tail.
+    own scale 1/c_l (merged by :func:`verify.engine.formulas.merge_scales`), and a first cut for
+    the tail.
 
     Between consecutive scales every component grows like a power of t (the symbols not yet
     decayed have x_l ~ 1) and its mass piles up at the next scale, so widely spread weights need
@@ -208,12 +211,7 @@ def _break_points(att: GeneralAttention) -> list:
     ``t ~ 1/c_min``; :func:`verify.engine.quadrature.integrate` doubles it if needed.
     """
     base = scales(att.c, att.p)[1:-1]
-    candidates = sorted(set(base) | {1 / cl for cl in att.c})
-    merged = [candidates[0]]
-    for t in candidates[1:]:
-        if t > MERGE_RATIO * merged[-1]:
-            merged.append(t)
-    points = [mpmath.mpf(0), *merged]
+    points = [mpmath.mpf(0), *merge_scales(set(base) | {1 / cl for cl in att.c})]
     c_min = min(att.c)
     cut = (-mpmath.log(att.rel_tol) - 3 * mpmath.log(att.p) + mpmath.log(att.dd) + 10) / c_min
     if cut > points[-1]:

@@ -21,7 +21,9 @@ import mpmath
 import numpy as np
 from mpmath.libmp import fone, fzero, mpf_add, mpf_exp, mpf_neg, mpf_pos, mpf_sub, round_nearest
 
-from .kernels import NodeTerms, pgf_terms
+from ..context import FP, MP
+from ..formulas import pgf_terms
+from .kernels import NodeTerms
 
 _make = mpmath.mp.make_mpf
 
@@ -118,7 +120,7 @@ def mp_node(ex: MpExponentials, att, order: int, slices: bool, scale=None) -> No
     at the cost of a few scalar products.
     """
     big = ex.small + ex.diff  # 1 - q z0
-    G, G0, D = pgf_terms(ex.small, big, ex.diff, att.p, att.q, order, g0=slices)
+    G, G0, D = pgf_terms(MP, ex.small, big, ex.diff, att.p, att.q, order, g0=slices)
     if scale is not None:
         G, G0, D = (None if L is None else [None] + [v * scale for v in L[1:]]
                     for L in (G, G0, D))
@@ -230,7 +232,7 @@ def float_grid(d: int, s: int, a: np.ndarray, h: float) -> FloatGrid:
     small = om.mean(axis=1) + p * x.mean(axis=1)  # 1 - q z
     diff = q * x[:, s] / d
     big = small + diff  # 1 - q z0
-    G, G0, D = pgf_terms(small, big, diff, p, q, 3)
+    G, G0, D = pgf_terms(FP, small, big, diff, p, q, 3)
     return FloatGrid(d, s, p, q, h, u, x, T, G, G0, D)
 
 

@@ -25,11 +25,13 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
+from ..context import FP
+from ..formulas import pgf_terms
 from ..precision import check_dps, working
 from ..quadrature import integrate
 from .attention import TAIL_SAFETY, GeneralAttention, check_d_s, float_vector, mpf_vector
 from .backends import FLOAT_STEP, float_nodes, mp_exponentials, mp_node
-from .kernels import gram_weights, pgf_terms
+from .kernels import gram_weights
 from .moments import moments, moments_float
 
 FLOAT_THETA_STEP = 0.5
@@ -250,7 +252,7 @@ def _float_cross_block(d: int, u: np.ndarray, la: np.ndarray, lb: np.ndarray, h:
         x = np.exp(-mix)
         om = -np.expm1(-mix)
         small = om.mean(axis=1) + p * x.mean(axis=1)
-        G, _, _ = pgf_terms(small, None, None, p, q, 2)
+        G, _, _ = pgf_terms(FP, small, None, None, p, q, 2)
         w2, wd = gram_weights(G[1], G[2], d)
         # t c^a_l x_l, t c^b_l x_l and t^2 c^a_l c^b_l x_l overflow alone when the logits
         # spread over hundreds (t c^a_l ~ e^700 where the mixture is small); every term of the

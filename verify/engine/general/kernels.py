@@ -13,7 +13,8 @@ and an interval backend (balls) only has to supply the same pieces.
 The integrands are written in the measure ``du = dt / t`` (``u = ln t``) over the per-node
 vectors ``T_k[l] = tau_l^k x_l`` with ``tau_l = t c_l`` and ``x_l = e^(-tau_l)`` (k = 0..3): in
 ``u`` every component is a polynomial in ``t v_i = w_i tau_i`` times ``x_i``.  Every product
-holds exactly one pgf term (``G``, ``G0`` or ``D``), so a backend that integrates in ``t``
+holds exactly one pgf term (``G``, ``G0`` or ``D``, from
+:func:`verify.engine.formulas.pgf_terms`), so a backend that integrates in ``t``
 hands the kernels those terms divided by ``t``.
 
 Formulas (proofs/model.md, sections 1, 2, 4).  With ``G^(j)`` the derivatives of the length pgf at ``z``,
@@ -27,33 +28,8 @@ and the slice contractions of the loss pass (:func:`slice_contraction`).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Callable
-
-
-def pgf_terms(small, big, diff, p, q, order: int,
-              g0: bool = True) -> tuple[list, list | None, list | None]:
-    """``(G, G0, D)`` with ``G[j] = G^(j)(z)``, ``G0[j] = G^(j)(z0)`` and ``D[j] = G[j] - G0[j]``
-    for j = 1..order (index 0 is None), from ``small = 1 - q z``, ``big = 1 - q z0`` and
-    ``diff = big - small > 0``; ``G0``, ``D`` are None when ``big`` is None, ``G0`` when not
-    ``g0``.
-
-    ``G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1)`` (proofs/model.md, section 2), and the gap is formed
-    without cancellation as ``j! p q^(j-1) diff sum_i big^i small^(j-i) / (big small)^(j+1)``.
-
-    >>> G, G0, D = pgf_terms(0.5, 0.75, 0.25, 0.5, 0.5, 2)
-    >>> G[1], G0[1], D[1], G[1] - G0[1]
-    (2.0, 0.8888888888888888, 1.1111111111111112, 1.1111111111111112)
-    """
-    k = [None] + [math.factorial(j) * p * q ** (j - 1) for j in range(1, order + 1)]
-    G = [None] + [k[j] / small ** (j + 1) for j in range(1, order + 1)]
-    if big is None:
-        return G, None, None
-    G0 = [None] + [k[j] / big ** (j + 1) for j in range(1, order + 1)] if g0 else None
-    D = [None] + [k[j] * diff * sum(big**i * small ** (j - i) for i in range(j + 1))
-                  / (big * small) ** (j + 1) for j in range(1, order + 1)]
-    return G, G0, D
 
 
 @dataclass

@@ -20,12 +20,14 @@ from typing import Sequence
 import mpmath
 import numpy as np
 
+from ..context import FP
 from ..estimate import ErrorKind, Estimate
+from ..formulas import pgf_terms
 from ..precision import working
 from ..quadrature import integrate
 from .attention import TAIL_SAFETY, GeneralAttention, check_d_s, float_vector
 from .backends import FLOAT_STEP, FloatGrid, float_grid, float_nodes, trapezoid
-from .kernels import gram_weights, mean_terms, pgf_terms
+from .kernels import gram_weights, mean_terms
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,22 @@ def float_attention_grid(d: int, s: int, alpha, h: float = FLOAT_STEP) -> FloatG
     return float_grid(d, s, a - a.max(), h)
 
 
+def float_gram(Y: np.ndarray, T2: np.ndarray, w_outer: np.ndarray, w_diag: np.ndarray, h: float,
+               diagonal: bool = False) -> np.ndarray:
+    """E[gamma gamma^T] on the float64 rule, written once for every float64 pass: the integrand
+    ``T1_i T1_j w_outer + delta_ij T2_i w_diag`` (:func:`.kernels.gram_weights`) summed over the
+    nodes, ``Y = T1`` and ``T2`` of shape ``(..., n, d)`` (a leading axis of attention vectors
+    allowed), the weights ``(..., n)``; ``w_outer`` already carries the rule's step ``h``,
+    ``w_diag`` does not.  ``diagonal``: only E[gamma_i^2], in O(n d)."""
+    diag = h * (T2 * w_diag[..., None]).sum(axis=-2)
+    if diagonal:
+        return (Y * Y * w_outer[..., None]).sum(axis=-2) + diag
+    M = np.matmul(np.swapaxes(Y * w_outer[..., None], -1, -2), Y)
+    idx = np.arange(Y.shape[-1])
+    M[..., idx, idx] += diag
+    return M
+
+
 def grid_moments(g: FloatGrid) -> FloatMoments:
     """The float64 moments on one grid: O(n d^2) matrix products."""
     d, h = g.d, g.h
@@ -178,16 +196,9 @@ def grid_moments(g: FloatGrid) -> FloatMoments:
     mean, mean_e = trapezoid(mean_v, h)
     pos, pos_e = trapezoid(pos_v, h)
     w2, wd = gram_weights(g.G[1], g.G[2], d)
-    diag_part = g.T[2] * wd[:, None]
-
-    def second_with(rows, step):
-        Yr = Y[rows]
-        M = (Yr * (step * w2[rows])[:, None]).T @ Yr
-        M[np.diag_indices(d)] += step * diag_part[rows].sum(axis=0)
-        return M
-
-    M = second_with(slice(None), h)
-    M_half = second_with(slice(None, None, 2), 2 * h)
+    M = float_gram(Y, g.T[2], h * w2, wd, h)
+    half = slice(None, None, 2)
+    M_half = float_gram(Y[half], g.T[2][half], 2 * h * w2[half], wd[half], 2 * h)
     rr = g.rounding_rel()
     errors = {"mean": mean_e + rr * mean, "mean_positive": pos_e + rr * pos,
               "second": np.abs(M - M_half) + rr * M}
@@ -220,11 +231,10 @@ def target_moments_float(d: int, alpha, h: float = FLOAT_STEP) -> tuple:
     Y, x, G1 = g.T[1], g.x, g.G[1]
     w2, wd = gram_weights(G1, h * g.G[2], d)
     small = np.sqrt(p / G1)  # 1 - q z  (G' = p / (1 - q z)^2)
-    M = (Y * w2[:, None]).T @ Y
-    M[np.diag_indices(d)] += h * (g.T[2] * wd[:, None]).sum(axis=0)
+    M = float_gram(Y, g.T[2], w2, wd, h)
     mean = h * (Y * wd[:, None]).sum(axis=0)
     diff = q * x / d  # (1 - q z0^(s)) - (1 - q z), per target s
-    _, _, D = pgf_terms(small[:, None], small[:, None] + diff, diff, p, q, 1)
+    _, _, D = pgf_terms(FP, small[:, None], small[:, None] + diff, diff, p, q, 1)
     P = h * Y.T @ (D[1] / d)
     P[np.diag_indices(d)] = mean
     return M, P
@@ -234,9 +244,8 @@ def second_diagonal_float(d: int, alpha, h: float = FLOAT_STEP) -> np.ndarray:
     """E[gamma_i^2], i = 1..d, in float64 (the diagonal of ``moments_float``'s second matrix)."""
     a = np.asarray(alpha, dtype=np.float64)
     g = float_grid(d, 0, a - a.max(), h)
-    Y = g.T[1]
-    w2, wd = gram_weights(g.G[1], g.G[2], d)
-    return h * (Y * Y * w2[:, None] + g.T[2] * wd[:, None]).sum(axis=0)
+    w2, wd = gram_weights(g.G[1], h * g.G[2], d)
+    return float_gram(g.T[1], g.T[2], w2, wd, h, diagonal=True)
 
 
 BATCH_ELEMENTS = 1_500_000  # float64 elements of one (alphas x nodes x symbols) block
@@ -292,11 +301,10 @@ def _block_moments(d: int, A: np.ndarray, S: np.ndarray, lengths: np.ndarray, h:
     T2 = tau * Y
     small = om.mean(axis=2) + p * x.mean(axis=2)  # 1 - q z, (K, n)
     diff = q * x[np.arange(len(A)), :, S] / d  # (1 - q z0) - (1 - q z) for each alpha's target
-    G, _, D = pgf_terms(small, small + diff, diff, p, q, 2, g0=False)
+    G, _, D = pgf_terms(FP, small, small + diff, diff, p, q, 2, g0=False)
     G1, G2, D1 = (v * live for v in (G[1], G[2], D[1]))
     w2, wd = gram_weights(G1, h * G2, d)
-    M = np.matmul((Y * w2[:, :, None]).transpose(0, 2, 1), Y)
-    M[:, np.arange(d), np.arange(d)] += h * (T2 * wd[:, :, None]).sum(axis=1)
+    M = float_gram(Y, T2, w2, wd, h)
     mean = h * (Y * wd[:, :, None]).sum(axis=1)
     m = h * np.matmul(Y.transpose(0, 2, 1), (D1 / d)[:, :, None])[:, :, 0]
     m[np.arange(len(A)), S] = mean[np.arange(len(A)), S]

@@ -1,0 +1,84 @@
+"""Number contexts: what a kernel needs from a number type, in the manner of mpmath's mp/fp/iv.
+
+A kernel of the engine is written once as plain arithmetic (``+ - * /``, integer powers) over a
+context ``ctx``; the context supplies the rest: numbers at its precision (``ctx.number``,
+``ctx.zero``, ``ctx.one``), ``exp``, ``expm1``, ``log``, ``sqrt`` and, for enclosures, ``meet``
+(the intersection of two enclosures of one number).  The routes of the engine differ only in the
+context they pass:
+
+* :data:`MP`: mpmath ``mpf`` at the working precision (:mod:`verify.engine.precision`): the
+  symmetric engine (:mod:`verify.engine.expectations`) and the general one's mpmath backend;
+* :data:`FP`: float64, scalars or numpy arrays: the searches' path (the general engine's
+  trapezoid rule, :mod:`verify.engine.general.backends`);
+* :data:`ARB`: python-flint Arb balls at ``flint.ctx.prec``: the certified engine
+  (:mod:`verify.engine.certified`), its (d, eps), 4-D and ratio boxes;
+* ``DUAL`` (:mod:`verify.engine.certified.dual`): first-order duals over Arb balls, the centred
+  form over a box (it meets enclosures with :data:`ARB`'s ``meet``).
+
+The shared kernels written against a context are in :mod:`verify.engine.formulas` (pgf terms,
+break points, the Phase-3 system, softmax over counts) and :mod:`verify.engine.general.kernels`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable
+
+import mpmath
+import numpy as np
+from flint import acb, arb
+
+
+@dataclass(frozen=True)
+class Context:
+    """A number type for the kernels: ``number`` (an int, Fraction, string or the type itself ->
+    the type, at the working precision), the elementary functions, and ``meet`` (None for point
+    types: two values of one number have nothing to intersect)."""
+
+    name: str
+    number: Callable[[Any], Any]
+    exp: Callable[[Any], Any]
+    expm1: Callable[[Any], Any]
+    log: Callable[[Any], Any]
+    sqrt: Callable[[Any], Any]
+    meet: Callable[[Any, Any], Any] | None = None
+
+    @property
+    def zero(self) -> Any:
+        return self.number(0)
+
+    @property
+    def one(self) -> Any:
+        return self.number(1)
+
+
+def _ball(x):
+    """int, Fraction, str, arb or acb -> a ball (a Fraction exactly: numerator / denominator)."""
+    if isinstance(x, (arb, acb)):
+        return x
+    if isinstance(x, Fraction):
+        return arb(x.numerator) / x.denominator
+    return arb(x)
+
+
+def meet_balls(a: arb, b: arb) -> arb:
+    """Two enclosures of one number: their intersection (a non-finite one is dropped; disjoint
+    ones are a defect of the code that formed them, never a property of the number).
+
+    >>> x = meet_balls(arb(1, 1), arb(2, 1))  # [0, 2] and [1, 3]
+    >>> x.contains(arb(1.5)), x.contains(arb(0.9))
+    (True, False)
+    """
+    if not a.is_finite():
+        return b
+    if not b.is_finite():
+        return a
+    if not a.overlaps(b):
+        raise ArithmeticError("two enclosures of one quantity are disjoint")
+    return a.intersection(b)
+
+
+MP = Context("mpmath", mpmath.mpf, mpmath.exp, mpmath.expm1, mpmath.log, mpmath.sqrt)
+FP = Context("float64", float, np.exp, np.expm1, np.log, np.sqrt)
+ARB = Context("arb", _ball, lambda x: x.exp(), lambda x: x.expm1(), lambda x: x.log(),
+              lambda x: x.sqrt(), meet_balls)
