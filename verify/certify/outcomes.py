@@ -15,28 +15,8 @@ from typing import Mapping, NamedTuple
 from ..checks import Case, Evidence, Outcome, Profile
 from . import statements
 
-# Each profile's boxes (d from, d to, eps from, eps to, boxes judged), one case each; the 4-D
-# groups take the whole square of (u, v) with every box.  The budget is a number of judged
-# boxes, not seconds, so the verdict is the same on any machine.  Quick boxes take seconds in CI.
-# From the default profile on, every claim gets the whole box: Proposition 1 (d from 2: 451
-# leaves, about 900 boxes judged, about 70 s); Theorem 2 and Corollary 1 over the four axes,
-# started from certificates/{thm2,cor1}-4d-whole-range.json (1,854 and 1,367 leaves: 178 and
-# 120 CPU-s from the certificate, 323 and 212 from the root) and the eps tails (20 and 14
-# leaves, about 10 CPU-s each): proofs/hypothesis-range.md, section 8.
-WHOLE = (3, 1e9, 1e-6, 0.99, 60000)
-# Theorem 2 for every eps in (0, 1e-6] as well (the stretch: group thm2-4d-tail, axes
-# (ln d, tau = 1/(1 - ln eps), u, v); eps from 0 is the limit eps -> 0)
-TAIL = (3, 1e9, 0, 1e-6, 60000, "thm2-4d-tail")
-TAIL_COR1 = (3, 1e9, 0, 1e-6, 60000, "cor1-4d-tail")
-BOXES = {
-    "prop1": {Profile.QUICK: ((10, 11, 0.1, 0.12, 200),),
-              Profile.DEFAULT: ((2, 1e9, 1e-6, 0.99, 2000),),
-              Profile.FULL: ((2, 1e9, 1e-6, 0.99, 2000),)},
-    "thm2-4d": {Profile.QUICK: ((10, 10.05, 0.1, 0.1005, 200), (10, 11, 0, 1e-6, 200, TAIL[-1])),
-                Profile.DEFAULT: (WHOLE, TAIL), Profile.FULL: (WHOLE, TAIL)},
-    "cor1-4d": {Profile.QUICK: ((10, 11, 0.1, 0.12, 200), (10, 11, 0, 1e-6, 200, TAIL_COR1[-1])),
-                Profile.DEFAULT: (WHOLE, TAIL_COR1), Profile.FULL: (WHOLE, TAIL_COR1)},
-}
+from .registered import BOXES, TAIL, TAIL_COR1, WHOLE, registered_box  # noqa: F401 (re-exported)
+
 BITS = 96
 MAX_DEPTH = {"prop1": 30, "thm2": 30, "cor1": 30, "thm2-4d": 40, "cor1-4d": 40,
              "thm2-4d-tail": 40, "cor1-4d-tail": 40}
@@ -57,18 +37,6 @@ def check_of(group: str) -> str | None:
             if (box[5] if len(box) > 5 else key) == group:
                 return f"{key.split('-')[0]}.certified_box"
     return None
-
-
-def registered_box(group: str) -> tuple | None:
-    """(d_lo, d_hi, eps_lo, eps_hi) of the default profile's check of ``group`` (None: none):
-    the claim a certificate of the group is compared with by `verify recheck` (the 4-D groups
-    take the whole square of (u, v))."""
-    from .large_d import D0, GROUPS  # every d >= D0 by the lemma (d_hi = inf)
-
-    if group in GROUPS:
-        return (float(D0), math.inf, 0.0, 1.0)
-    boxes = BOXES.get(group, {}).get(Profile.DEFAULT)
-    return tuple(boxes[0][:4]) if boxes else None
 
 
 def registered_root(group: str, constants) -> tuple | None:

@@ -174,6 +174,8 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     proves and compare that with the registered check's box and the constants file.  With
     ``--independent`` the leaves are judged by ``verify.checker`` (its own derivation, no code
     of the engine) instead of re-running the engine."""
+    if args.independent:
+        return _recheck_independent(args)
     from ..engine.certified import require_flint
 
     require_flint()
@@ -235,6 +237,41 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     if not problems:
         out.print(f"certificate holds ({done}), the box is covered", soft_wrap=True)
     return 0 if not problems else 1
+
+
+def _recheck_independent(args: argparse.Namespace) -> int:
+    """The independent checker in its own process (verify/checker/process.py), started with
+    isolated imports and handed the file, the registered claim and the constants file's values
+    as plain data: nothing of the engine is imported here or there.  Its lines are printed as
+    they come; its exit code is the command's."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from ..certify.registered import registration
+    from ..checker.process import command
+
+    try:
+        data = json.loads(Path(args.certificate).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read certificate {args.certificate}: {exc}") from None
+    group = data.get("group") if isinstance(data, dict) else None
+    request = {"certificate": str(Path(args.certificate).resolve()),
+               "registered": registration(str(group)),
+               "constants": {k: str(v) for k, v in constants_mod.values(constants_mod.load()).items()},
+               "any_box": args.any_box, "workers": args.workers}
+    out = console()
+    with tempfile.TemporaryFile("w+") as errors, subprocess.Popen(
+            command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors,
+            text=True) as child:
+        child.stdin.write(json.dumps(request))
+        child.stdin.close()
+        for line in child.stdout:
+            out.print(line.rstrip("\n"), soft_wrap=True, markup=False, highlight=False)
+        child.wait()
+        errors.seek(0)
+        print(errors.read(), end="", file=sys.stderr)
+    return child.returncode
 
 
 def _certify_lemma(args: argparse.Namespace, large_d) -> int:

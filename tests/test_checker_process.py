@@ -1,0 +1,101 @@
+"""The independent checker as its own process (proofs/checker.md, section 13): `verify recheck
+--independent` starts it with isolated imports and hands it the file and the registered claim
+as plain data, so code appended to the engine cannot reach its verdict; and the forgeries of
+issue 37 item 3."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("flint")
+
+from verify.certify import boxes, certificate  # noqa: E402
+from verify.checker import process  # noqa: E402
+from verify.cli import main  # noqa: E402
+from verify.constants import load, values  # noqa: E402
+
+K = values(load())
+ROOT = Path(__file__).resolve().parent.parent
+CERTS = ROOT / "certificates"
+
+
+def write(folder: Path, data, name: str = "cert.json") -> str:
+    path = folder / name
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def forged(tmp_path_factory) -> Path:
+    """A two-leaf Proposition 1 certificate whose second leaf stores [5, 6] for a margin near
+    0.1: only the checker's agreement test (stored enclosure against its own value) rejects it."""
+    root = boxes.log_box(10, 11, 0.1, 0.12)
+    run = boxes.Run("prop1", root, 96, [boxes.Leaf(b, 1, *boxes.judge_box("prop1", b, K, 96))
+                                        for b in boxes.split(root)])
+    data = certificate.certificate(run, K)
+    data["leaves"][1]["margins"]["prop1.bound"] = [float(5).hex(), float(6).hex()]
+    return Path(write(tmp_path_factory.mktemp("forged"), data))
+
+
+def test_the_child_is_started_with_isolated_imports():
+    argv = process.command()
+    assert argv[1:3] == ["-I", "-S"] and "from checker.process import main" in argv[-1]
+    probe = argv[-1].replace("from checker.process import main; sys.exit(main())",
+                             "import checker.recheck, checker.process, json; print(json.dumps("
+                             "sorted({m.split('.')[0] for m in sys.modules})))")
+    loaded = json.loads(subprocess.run([*argv[:-1], probe], capture_output=True, text=True,
+                                       check=True).stdout)
+    assert "checker" in loaded and "flint" in loaded
+    assert not {"verify", "sympy", "numpy", "mpmath", "scipy"} & set(loaded)
+
+
+PATCH = """
+open({marker!r}, "w").write("the engine was imported")
+import verify.checker.recheck as _checker
+_checker._agreement = lambda *args, **kwargs: None  # the checker's agreement test, replaced
+"""
+
+
+def test_a_patch_appended_to_the_engine_does_not_reach_the_verdict(tmp_path, forged):
+    """Issue 37's attack: two lines appended to engine/expectations.py replace the checker's
+    agreement test.  In a copy of the tree so patched, the same process that imports the engine
+    then accepts the forged certificate; `verify recheck --independent` still rejects it, and
+    no process it starts imports the engine (the patch leaves a marker file when it runs)."""
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "verify", tree / "verify", ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / "proofs").mkdir()
+    shutil.copy(ROOT / "proofs" / "constants.toml", tree / "proofs")
+    shutil.copy(ROOT / "pyproject.toml", tree)
+    marker = tmp_path / "engine-imported"
+    target = tree / "verify" / "engine" / "expectations.py"
+    target.write_text(target.read_text() + PATCH.format(marker=str(marker)))
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+
+    def run(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, *argv], cwd=tree, env=env, text=True,
+                              capture_output=True, timeout=600)
+
+    live = run("-c", "import verify.engine.expectations, json, sys; "
+               "from verify.checker import recheck as r; "
+               f"print(r.check(r.read(json.load(open({str(forged)!r})))).ok)")
+    assert live.stdout.strip() == "True" and marker.exists()  # the patch works in-process
+    marker.unlink()
+    found = run("-m", "verify", "recheck", str(forged), "--independent", "--any-box")
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert "REJECTED: leaf 1" in found.stdout and "misses" in found.stdout
+    assert not marker.exists()
+
+
+def test_a_missing_stored_enclosure_is_named_by_the_child(tmp_path, forged, capsys):
+    data = json.loads(forged.read_text())
+    assert main(["recheck", str(forged), "--independent", "--any-box"]) == 1
+    capsys.readouterr()
+    del data["leaves"][1]["margins"]["prop1.bound"]
+    assert main(["recheck", write(tmp_path, data), "--independent", "--any-box"]) == 1
+    assert "not a finite enclosure" in capsys.readouterr().out
