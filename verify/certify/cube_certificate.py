@@ -28,6 +28,7 @@ from .cube import BITS, MAX_DEPTH, PROBLEMS, Problem, Run, branch_and_bound, jud
 FORMAT = "verify-certificate/2"
 METHOD = "taylor2"  # second-order Taylor forms of the moments over each box
 CERTIFICATES = Path(__file__).resolve().parent.parent.parent / "certificates"
+SLACK = 1e-6  # how far a stored lower end may exceed the recomputed one, in the enclosure's width
 FINDER = "certify/cube.py"  # the judge of every leaf; the fingerprint covers what it imports
 
 
@@ -124,6 +125,11 @@ def recheck_leaf(item: tuple) -> list[str]:
     if j.margin[1] < lo or j.margin[0] > hi:
         out.append(f"leaf {index}: stored margin [{lo:.6g}, {hi:.6g}] disagrees with the "
                    f"recomputed [{j.margin[0]:.6g}, {j.margin[1]:.6g}]")
+    elif lo > j.margin[0] + SLACK * (j.margin[1] - j.margin[0]):
+        # the stored lower end claims more than the recomputation proves (beyond the rounding
+        # of a change to the code since the file was written)
+        out.append(f"leaf {index}: the stored lower end {lo:.12g} is above the recomputed "
+                   f"{j.margin[0]:.12g}: the file claims more than its leaf proves")
     return out
 
 

@@ -8,7 +8,6 @@ optional extra): without it the outcome is undecided with one line saying so, ne
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from pathlib import Path
 from typing import Mapping, NamedTuple
 
@@ -37,40 +36,6 @@ def check_of(group: str) -> str | None:
             if (box[5] if len(box) > 5 else key) == group:
                 return f"{key.split('-')[0]}.certified_box"
     return None
-
-
-def registered_root(group: str, constants) -> tuple | None:
-    """The root box of the default profile's case of ``group`` (the 4-D groups' whole (u, v)
-    square included; None: no registered case)."""
-    for key, profiles in BOXES.items():
-        for box in profiles[Profile.DEFAULT]:
-            if (box[5] if len(box) > 5 else key) == group:
-                return _root(group, _case(*box[:5], group=group).params, constants)
-    return None
-
-
-def binding(data: dict, file_constants) -> tuple[str, list[str], list[str]]:
-    """(claim, notes, mismatches) of a certificate the independent checker cannot read (the
-    eps tails): its statement, and how its root and constants differ from the
-    registered case and the constants file."""
-    group = data.get("group")
-    constants = {k: Fraction(v) for k, v in data.get("constants", {}).items()}
-    root = tuple(float.fromhex(x) for x in data.get("root", []))
-    claim = f"{group}: " + (data.get("claim") or statements.statement(group, root, constants))
-    differ = sorted(k for k, v in constants.items() if file_constants.get(k) != v)
-    used = statements.READS.get(group, ())
-    mismatches = [f"constant {k} = {constants[k]} is not the constants file's "
-                  f"{file_constants.get(k, 'absent')}" for k in differ if k in used]
-    notes = [f"constant {k} differs from the file but the claim does not read it"
-             for k in differ if k not in used]
-    want = registered_root(group, file_constants)
-    if want is None:
-        mismatches.append(f"no registered check has a box for group {group!r}")
-    elif len(root) != len(want) or not all(root[2 * i] <= want[2 * i] and root[2 * i + 1] >= want[2 * i + 1]
-                                           for i in range(len(want) // 2)):
-        mismatches.append(f"the root does not cover the registered box "
-                          f"{statements.describe(group, want)}")
-    return claim, notes, mismatches
 
 
 def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case]:

@@ -65,7 +65,11 @@ def main() -> int:
         _say("not rechecked: the file is not the registered claim (--any-box rechecks the "
              "file's own claim)")
         return 1
-    verdict = recheck.check(cert, int(request.get("workers", 1)))
+    try:
+        verdict = recheck.check(cert, int(request.get("workers", 1)))
+    except recheck.NotACertificate as exc:  # a kind whose leaves it does not judge: refused
+        print(f"verify: error: {path}: {exc}", file=sys.stderr)
+        return 2
     for problem in verdict.problems:
         _say(f"REJECTED: {problem}")
     if verdict.ok:

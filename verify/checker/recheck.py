@@ -44,11 +44,14 @@ class Certificate:
 
 def read(data: object) -> Certificate:
     """The parts of a certificate the checker uses; NotACertificate when malformed."""
-    from . import large_d  # the lemma for every d >= d0 (section 12): its own reader
+    from . import cube, large_d  # the lemma for every d >= d0 (section 12), the cubes (15)
 
     if isinstance(data, dict) and data.get("group") in large_d.GROUPS \
             and data.get("format") in FORMATS:
         return large_d.read(data)
+    if isinstance(data, dict) and cube.CUBE.fullmatch(str(data.get("group"))) \
+            and data.get("format") in FORMATS:
+        return cube.read(data)
     try:
         if not isinstance(data, dict) or data.get("format") not in FORMATS:
             raise NotACertificate("not a verify certificate (format 1 or 2)")
@@ -208,6 +211,23 @@ def _agreement(index: int, group: str, box: tuple, leaf: dict, constants, method
     return None
 
 
+
+def agreement(cert: Certificate, corners: bool = False) -> list[str]:
+    """The stored enclosures against the checker's values at each leaf's centre (and corners),
+    without judging the leaves (the default recheck, whose engine re-judges them): the first
+    disagreement, or none."""
+    old = ctx.prec
+    ctx.prec = BITS
+    try:
+        for index, leaf in enumerate(cert.leaves):
+            found = _agreement(index, cert.group, leaf["box"], leaf, cert.constants, cert.method,
+                               corners)
+            if found:
+                return [found]
+    finally:
+        ctx.prec = old
+    return []
+
 @dataclass
 class Verdict:
     leaves: int
@@ -233,10 +253,12 @@ def check(cert: Certificate, workers: int = 1, leaves: Iterable[int] | None = No
     the indices to judge (default all; the tiling is always checked in full); ``corners``:
     compare the stored enclosures at the leaf's corners too, not only at its centre."""
     began = time.perf_counter()
-    from . import large_d
+    from . import cube, large_d
 
     if cert.group in large_d.GROUPS:
         return large_d.check(cert)
+    if cube.CUBE.fullmatch(cert.group):
+        return cube.check(cert)
     root = tuple(Fraction(x) for x in cert.root)
     verdict = Verdict(len(cert.leaves))
     verdict.problems = tiling_problems(root, [tuple(Fraction(x) for x in leaf["box"])
@@ -281,10 +303,11 @@ def bind(cert: Certificate, registered: Mapping | tuple | None,
     """The claim in words, and its differences from the registered claim (plain data:
     ``{"box": (d_lo, d_hi, eps_lo, eps_hi) or None, "d": a cube's d or None}``, or the box alone;
     None: no registered check) and the constants file."""
-    from . import large_d
+    from . import cube, large_d
 
     expected_box = registered.get("box") if isinstance(registered, Mapping) else registered
-
+    if cube.CUBE.fullmatch(cert.group):
+        return cube.bind(cert, registered, file_constants)
     if cert.group in large_d.GROUPS:
         return large_d.bind(cert, expected_box, file_constants)
     group = GROUPS[cert.group]
