@@ -40,7 +40,8 @@ def check_of(group: str) -> str | None:
 
 def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case]:
     """One case per box of the profile (options ``d``/``eps`` replace them by one box of the
-    group: their range, with the first box's budget)."""
+    group: their range, with the first box's budget; ``from_root``: start from the root, not
+    from a committed certificate)."""
     boxes = BOXES[group][profile]
     if options.get("d") or options.get("eps"):
         d_lo, d_hi, e_lo, e_hi, budget = boxes[0][:5]
@@ -49,7 +50,10 @@ def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case
         if options.get("eps"):
             e_lo, e_hi = min(options["eps"]), max(options["eps"])
         boxes = ((d_lo, d_hi, e_lo, e_hi, budget),)
-    return [_case(*box[:5], group=box[5] if len(box) > 5 else group) for box in boxes]
+    cases = [_case(*box[:5], group=box[5] if len(box) > 5 else group) for box in boxes]
+    if options.get("from_root"):  # asked: no committed certificate seeds the run
+        cases = [Case(c.label, {**c.params, "from_root": True}) for c in cases]
+    return cases
 
 
 def _case(d_lo: float, d_hi: float, e_lo: float, e_hi: float, budget: int,
@@ -97,29 +101,37 @@ def range_values(group: str, p: Mapping, root: tuple) -> dict:
 class Start(NamedTuple):
     """Where a case's branch and bound starts: ``seed`` (the certificate's leaves, None: the
     root), ``certificate`` (the file they come from), ``stale`` (why a committed certificate of
-    the group does not apply: the constants it was made for; None when there is none)."""
+    the group does not apply: the constants it was made for; None when there is none),
+    ``invalid`` (a committed certificate made for this case that is not one: its file and
+    why; the check fails unless the case asks for a run from the root)."""
 
     group: str
     root: tuple
     seed: list | None
     certificate: str | None
     stale: str | None
+    invalid: str | None = None
+    source: str | None = None  # the seeding certificate's file
 
 
 def start_of(case: Case, constants, group: str = "prop1", seed: bool = True) -> Start:
     """The :class:`Start` of a case of a certified box with these constants (``group``: the
     case's when it names none; ``seed=False``: only whether a committed certificate was made
     for other constants, without reading its leaves)."""
-    from .certificate import seed_from, stale_note
+    from .certificate import invalid_note, seed_from, stale_note
 
     group = case.params.get("group", group)
     root = _root(group, case.params, constants)
+    seed = seed and not case.params.get("from_root")
+    invalid = invalid_note(CERTIFICATES, group, root, constants, MAX_DEPTH[group]) \
+        if CERTIFICATES.is_dir() else None
     seeded = seed_from(CERTIFICATES, group, root, constants, BITS, "centred", MAX_DEPTH[group],
-                       case.params["boxes"]) if seed and CERTIFICATES.is_dir() else None
+                       case.params["boxes"]) if seed and not invalid and CERTIFICATES.is_dir() \
+        else None
     if seeded is not None:
-        return Start(group, root, seeded.start, seeded.note, None)
+        return Start(group, root, seeded.start, seeded.note, None, source=seeded.name)
     stale = stale_note(CERTIFICATES, group, root, constants) if CERTIFICATES.is_dir() else None
-    return Start(group, root, None, None, stale)
+    return Start(group, root, None, None, stale, invalid)
 
 
 def _progress(run, leaves: int | None) -> None:
@@ -146,10 +158,22 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
     from .boxes import branch_and_bound
 
     start = start_of(case, constants, group)
+    if start.invalid and not case.params.get("from_root"):
+        return Outcome(case.label, False, None, Evidence.CERTIFIED,
+                       f"{start.invalid}; not replaced by a run from the root (`verify check ... "
+                       "--from-root` proves the box from the root; `verify certify` writes a new "
+                       "certificate)", values={"checker": "not asked", "invalid": start.invalid})
     group, root, depth = start.group, start.root, MAX_DEPTH[start.group]
     run = branch_and_bound(group, root, constants, BITS, depth, max_boxes=case.params["boxes"],
                            start=start.seed,
                            progress=lambda r: _progress(r, len(start.seed) if start.seed else None))
+    failed = _failed_leaves(start.seed, run)
+    if failed and not case.params.get("from_root"):
+        invalid = f"{start.source} is INVALID: {failed}"
+        return Outcome(case.label, False, None, Evidence.CERTIFIED,
+                       f"{invalid}; not replaced by the run that went on from it (`verify check "
+                       "... --from-root` proves the box from the root)",
+                       values={"checker": "not asked", "invalid": invalid})
     small = run.smallest_margin()
     status, margin = run.status, (small[0] if small and run.status is not False else None)
     if run.status is False:
@@ -161,6 +185,8 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
     note = f"; {start.certificate}" if start.certificate and "fingerprint differs" in start.certificate else ""
     if start.stale:
         note += f"; {start.stale}: proved from the root"
+    if case.params.get("from_root"):
+        note += "; proved from the root, as asked" + (f" ({start.invalid})" if start.invalid else "")
     checker = "not asked"
     if status is True:  # passes only when the independent checker agrees (proofs/checker.md)
         status, checked, checker = independently(run, constants)
@@ -174,6 +200,16 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
                    values={"leaves": len(run.leaves), "deepest": run.deepest, "checker": checker,
                            **range_values(group, case.params, root)})
 
+
+def _failed_leaves(seed: list | None, run) -> str | None:
+    """Which leaves of the seeding certificate this code did not certify again (the run split
+    them or left them uncertified), in words; None when every one held (or no seed)."""
+    if not seed:
+        return None
+    kept = {leaf.box for leaf in run.leaves if leaf.status == "certified"}
+    lost = [i for i, (box, _) in enumerate(seed) if box not in kept]
+    return (f"{len(lost)} of its {len(seed)} leaves (the first: leaf {lost[0]}) did not certify "
+            "when judged again by this code") if lost else None
 
 def _worst_case(status: bool | None, statement: str) -> tuple[bool | None, str]:
     """Proposition 1's box certifies the symmetric attention at the exact gap; with the
