@@ -339,11 +339,14 @@ def bind(cert: Certificate, registered: Mapping | tuple | None,
         hi = [arb(x).exp() for x in cert.root[1::2]]
         if tau:  # eps = e^(1 - 1/tau): 0 at tau = 0
             lo[1], hi[1] = (arb(0) if x <= 0 else (1 - 1 / arb(x)).exp() for x in cert.root[2:4])
-        want = [(max(expected_box[0], group.d_min), expected_box[1]), expected_box[2:4]]
-        if not all(l.upper() <= a and h.lower() >= b for l, h, (a, b) in zip(lo, hi, want)):
-            mismatches.append(f"the root does not cover the registered box d in "
-                              f"[{want[0][0]:g}, {want[0][1]:g}], eps in [{want[1][0]:g}, "
-                              f"{want[1][1]:g}]")
+        boxes = (registered.get("boxes") if isinstance(registered, Mapping) else None) \
+            or [expected_box]  # a group may be registered over several boxes: one must be covered
+        wants = [[(max(b[0], group.d_min), b[1]), b[2:4]] for b in boxes]
+        if not any(all(l.upper() <= a and h.lower() >= b for l, h, (a, b) in zip(lo, hi, want))
+                   for want in wants):
+            mismatches.append("the root does not cover the registered box " + " or ".join(
+                f"d in [{w[0][0]:g}, {w[0][1]:g}], eps in [{w[1][0]:g}, {w[1][1]:g}]"
+                for w in wants))
     if len(cert.root) == 8:  # every 0 < eta1 <= eta1_scale sqrt(d) and every eta2 >= eta2_min
         u_max = file_constants.get("thm2.eta1_scale", Fraction(1))
         if not (cert.root[4] <= 0 and cert.root[6] <= 0 and Fraction(cert.root[5]) >= u_max
