@@ -99,3 +99,67 @@ def test_a_missing_stored_enclosure_is_named_by_the_child(tmp_path, forged, caps
     del data["leaves"][1]["margins"]["prop1.bound"]
     assert main(["recheck", write(tmp_path, data), "--independent", "--any-box"]) == 1
     assert "not a finite enclosure" in capsys.readouterr().out
+
+
+# -- the forgeries of issue 37 item 3 ---------------------------------------------------------------
+
+def committed(name: str) -> dict:
+    return json.loads((CERTS / f"{name}.json").read_text())
+
+
+def raised(data: dict, index: int) -> dict:
+    """Leaf ``index`` with every stored lower end raised to 0.999 x its upper end."""
+    leaf = data["leaves"][index]
+    leaf["margins"] = {c: [float(0.999 * float.fromhex(hi)).hex(), hi]
+                       for c, (lo, hi) in leaf["margins"].items()}
+    return data
+
+
+def test_a_raised_lower_end_misses_the_checkers_value_at_the_centre():
+    """prop1 leaf 0 with its stored lower end at 0.999 x its upper end: the default recheck's
+    comparison with the checker's value at the centre rejects it (the engine's overlap test
+    alone passed it)."""
+    from verify.checker import recheck
+
+    data = raised(committed("prop1-whole-box"), 0)
+    data["leaves"] = data["leaves"][:1]
+    found = recheck.agreement(recheck.read(data))
+    assert found and found[0].startswith("leaf 0 ") and "misses the checker's value" in found[0]
+    assert not recheck.agreement(recheck.read({**committed("prop1-whole-box"),
+                                               "leaves": committed("prop1-whole-box")["leaves"][:1]}))
+
+
+def test_a_raised_cube_lower_end_is_rejected_by_the_default_recheck(tmp_path, capsys):
+    assert main(["recheck", write(tmp_path, raised(committed("prop3-cube-d3"), 6))]) == 1
+    assert "REJECTED: leaf 6: the stored lower end" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("flags", [[], ["--independent"]])
+def test_a_cube_claim_comes_from_its_axes_and_binds_to_the_constants(tmp_path, capsys, flags):
+    data = committed("prop3-cube-d3")
+    data["claim"] = data["claim"].replace("d = 3", "d = 5")
+    data["constants"]["prop3.c2"] = "1/100"
+    assert main(["recheck", write(tmp_path, data), *flags]) == 1
+    out = capsys.readouterr().out
+    assert "claim: prop3-cube-d3: d = 3: for every attention alpha in R^3" in out and "d = 5" not in out
+    assert "MISMATCH: constant prop3.c2 = 1/100 is not the constants file's 1/10" in out
+
+
+@pytest.mark.parametrize("flags", [[], ["--independent"]])
+@pytest.mark.parametrize("name, edit", [
+    ("prop3-cube-d3", lambda d: d.update(constants={})),
+    ("thm2-4d-tail-whole-range", lambda d: d["root"].__setitem__(1, "inf")),
+    ("prop2-cone-d3", lambda d: d["leaves"][0]["box"].__setitem__(0, "-inf")),
+])
+def test_malformed_numbers_give_one_line_and_exit_2(tmp_path, capsys, flags, name, edit):
+    data = committed(name)
+    edit(data)
+    assert main(["recheck", write(tmp_path, data), *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("verify: error:") and len(err.strip().splitlines()) == 1
+
+
+def test_the_checker_refuses_to_judge_cube_leaves_it_has_no_route_for(capsys):
+    assert main(["recheck", str(CERTS / "prop3-sharp-d3.json"), "--independent"]) == 2
+    captured = capsys.readouterr()
+    assert "claim: prop3-sharp-d3: d = 3" in captured.out and "does not judge" in captured.err

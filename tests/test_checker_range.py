@@ -17,6 +17,7 @@ pytest.importorskip("flint")
 from flint import arb, ctx  # noqa: E402
 
 from verify.certify import boxes, centred, certificate, outcomes  # noqa: E402
+from verify.checks import Profile  # noqa: E402
 from verify.checker import claims, model, recheck as checker  # noqa: E402
 from verify.cli import main  # noqa: E402
 from verify.constants import load, values  # noqa: E402
@@ -318,3 +319,12 @@ def test_a_tail_whose_root_stops_at_1e9_says_so_whatever_its_text(tmp_path, caps
     assert main(["recheck", str(path), "--independent"]) == 0
     out = capsys.readouterr().out
     assert "1e+12" not in out and "d in [3, 1e+09]" in out
+
+
+def test_the_certified_check_of_an_eps_tail_is_checked_independently():
+    """The quick profile's tail case: the checker reads it, so the outcome says "accepted" and
+    the ledger counts the tail proved."""
+    case = outcomes.certified_cases("cor1-4d", Profile.QUICK, {})[1]
+    found = outcomes.judge_certified("cor1-4d", case, K)
+    assert found.passed is True and found.values["checker"] == outcomes.ACCEPTED
+    assert "checked independently" in found.detail
