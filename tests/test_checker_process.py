@@ -163,3 +163,29 @@ def test_the_checker_refuses_to_judge_cube_leaves_it_has_no_route_for(capsys):
     assert main(["recheck", str(CERTS / "prop3-sharp-d3.json"), "--independent"]) == 2
     captured = capsys.readouterr()
     assert "claim: prop3-sharp-d3: d = 3" in captured.out and "does not judge" in captured.err
+
+
+def test_the_checkers_cube_moments_agree_with_the_engines_at_a_point():
+    """Two routes to M and m_s at r = (0.3, 0.7), d = 3: the checker's stratified integrals
+    (verify/checker/cube.py) and the engine's ratio moments."""
+    from flint import arb
+
+    from verify.checker import cube
+    from verify.engine.certified.ratios import point_moments
+
+    r = [arb(0.3), arb(0.7)]
+    M, m = cube.moments_at(3, r)
+    theirs = point_moments(3, r, [0, 1, 2], 96)
+    assert all(M[i][j].overlaps(theirs.second[i, j]) for i in range(3) for j in range(3))
+    assert all(m[s][i].overlaps(theirs.positive[s][i]) for s in range(3) for i in range(3))
+
+
+def test_a_raised_cube_lower_end_misses_the_checkers_value_at_a_corner():
+    """prop3-cube-d3 leaf 6 at 0.999 x its upper end: above the checker's own max_s F_s - c2 at
+    the corner (0.75, 1); the committed leaves agree with it everywhere."""
+    from verify.checker import cube, recheck
+
+    data = committed("prop3-cube-d3")
+    assert cube.agreement(recheck.read(data)) == []
+    found = cube.agreement(recheck.read(raised(data, 6)))
+    assert found and found[0].startswith("leaf 6, prop3.all_attention") and "corner" in found[0]

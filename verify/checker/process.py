@@ -1,11 +1,9 @@
-"""The checker as its own process (proofs/checker.md, section 13).  `verify recheck
---independent` starts ``python -I -S`` with :func:`command`: no site-packages, no PYTHONPATH,
-no current directory; the checker's files are loaded by path as the top-level package
-``checker`` and python-flint's directory is the one other entry of ``sys.path``.  The child
-reads a request (plain JSON on standard input: the certificate's path, the registered claim,
-the constants file's values), prints its verdict and exits 0 (holds), 1 (rejected or not the
-registered claim) or 2 (not a certificate it reads).  No module of ``verify`` is imported there,
-so nothing the engine's code does at import time can reach the verdict.
+"""The checker as its own process (proofs/checker.md, section 13): `verify recheck --independent`
+starts ``python -I -S`` with :func:`command` (no site-packages, no PYTHONPATH, no current
+directory; the checker's files loaded by path as the package ``checker``, python-flint's
+directory appended to ``sys.path``).  The child reads a request on standard input (the file's
+path, the registered claim and the constants file's values, as plain JSON), prints its verdict
+and exits 0 (holds), 1 (rejected, or not the registered claim) or 2 (not a certificate it reads).
 """
 from __future__ import annotations
 
@@ -29,12 +27,9 @@ def command() -> list[str]:
     return [sys.executable, "-I", "-S", "-c", BOOT.format(here=here, flint=flint)]
 
 
-def _say(line: str) -> None:
-    print(line, flush=True)
-
-
 def main() -> int:
     """The child: request on stdin, verdict on stdout (one line on stderr and 2 for bad input)."""
+    sys.stdout.reconfigure(line_buffering=True)  # the parent prints each line as it comes
     try:
         request = json.loads(sys.stdin.read())
         path = request["certificate"]
@@ -55,14 +50,14 @@ def main() -> int:
         print(f"verify: error: {path}: {exc}", file=sys.stderr)
         return 2
     binding = recheck.bind(cert, registered, constants)
-    _say(f"claim: {binding.claim}")
+    print(f"claim: {binding.claim}")
     for note in binding.notes:
-        _say(f"note: {note}")
+        print(f"note: {note}")
     any_box = bool(request.get("any_box"))
     for text in binding.mismatches:
-        _say(("differs (--any-box): " if any_box else "MISMATCH: ") + text)
+        print(("differs (--any-box): " if any_box else "MISMATCH: ") + text)
     if binding.mismatches and not any_box and not recheck.volume_zero(cert.root):
-        _say("not rechecked: the file is not the registered claim (--any-box rechecks the "
+        print("not rechecked: the file is not the registered claim (--any-box rechecks the "
              "file's own claim)")
         return 1
     try:
@@ -71,7 +66,7 @@ def main() -> int:
         print(f"verify: error: {path}: {exc}", file=sys.stderr)
         return 2
     for problem in verdict.problems:
-        _say(f"REJECTED: {problem}")
+        print(f"REJECTED: {problem}")
     if verdict.ok:
-        _say(f"certificate holds (independent checker, {verdict.summary()}), the box is covered")
+        print(f"certificate holds (independent checker, {verdict.summary()}), the box is covered")
     return 0 if verdict.ok else 1

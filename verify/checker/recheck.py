@@ -107,8 +107,7 @@ def split(box: tuple) -> tuple[tuple, tuple]:
     return tuple(lo), tuple(hi)
 
 
-def eps_of(x: float, tau: bool) -> float:
-    """eps at an end of its axis: e^x, or e^(1 - 1/x) on a tau axis (0 at tau = 0)."""
+def eps_of(x: float, tau: bool) -> float:  # e^x, or e^(1 - 1/x) on a tau axis (0 at 0)
     return (math.exp(1 - 1 / x) if x > 0 else 0.0) if tau else math.exp(x)
 
 
@@ -213,9 +212,8 @@ def _agreement(index: int, group: str, box: tuple, leaf: dict, constants, method
 
 
 def agreement(cert: Certificate, corners: bool = False) -> list[str]:
-    """The stored enclosures against the checker's values at each leaf's centre (and corners),
-    without judging the leaves (the default recheck, whose engine re-judges them): the first
-    disagreement, or none."""
+    """The first stored enclosure that misses the checker's value at its leaf's centre (and
+    corners), none judged (the default recheck, whose engine re-judges the leaves)."""
     old = ctx.prec
     ctx.prec = BITS
     try:

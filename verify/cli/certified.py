@@ -211,7 +211,7 @@ def cmd_recheck(args: argparse.Namespace) -> int:
                   "file's own claim)", soft_wrap=True)
         return 1
     if str(data.get("group", "")).startswith(("prop2-", "prop3-")):  # the cube of ratios
-        return _recheck_cube(data, args, out)
+        return _recheck_cube(data, args, out, cert)
     if data.get("group") in ("thm2-large-d", "cor1-large-d"):  # the lemma, every d >= d0
         from ..certify.large_d import recheck as recheck_lemma
 
@@ -290,18 +290,22 @@ def _certify_lemma(args: argparse.Namespace, large_d) -> int:
     return 0 if ok else 1
 
 
-def _recheck_cube(data: dict, args: argparse.Namespace, out) -> int:
-    """The engine's recheck of a cube certificate (Propositions 2, 3)."""
+def _recheck_cube(data: dict, args: argparse.Namespace, out, cert) -> int:
+    """The engine's recheck of a cube certificate (Propositions 2, 3), then the stored margins of
+    Proposition 3's leaves against the independent checker's values at their centres and
+    corners (verify/checker/cube.py)."""
     from ..certify.cube_certificate import recheck as recheck_cube
+    from ..checker import cube as checker_cube
 
     result = recheck_cube(data, args.workers)
+    problems = list(result.problems) or checker_cube.agreement(cert)
     for note in result.notes:
         out.print(f"note: {note}", soft_wrap=True)
-    for problem in result.problems:
+    for problem in problems:
         out.print(f"REJECTED: {problem}", soft_wrap=True)
-    if result.ok:
+    if not problems:
         out.print(f"certificate holds: {result.leaves} leaves re-verified, the box is covered")
-    return 0 if result.ok else 1
+    return 0 if not problems else 1
 
 
 def cmd_certify_cube(args: argparse.Namespace) -> int:
