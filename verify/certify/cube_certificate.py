@@ -256,7 +256,7 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
                        "--from-root` proves it from the root; `verify certify-cube` writes a new "
                        "certificate)", values={"checker": "engine only", "invalid": invalid})
     run, seeded = run_problem(problem, constants, max_boxes, folder)
-    lost = _lost(problem, run, folder) if seeded else None
+    lost = _lost(problem, run, folder) if seeded and run.status is not False else None
     if lost:
         invalid = f"{folder.name}/{problem.group}.json is INVALID: {lost}"
         return Outcome(case.label, False, None, Evidence.CERTIFIED,

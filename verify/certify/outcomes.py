@@ -167,7 +167,7 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
     run = branch_and_bound(group, root, constants, BITS, depth, max_boxes=case.params["boxes"],
                            start=start.seed,
                            progress=lambda r: _progress(r, len(start.seed) if start.seed else None))
-    failed = _failed_leaves(start.seed, run)
+    failed = _failed_leaves(start.seed, run) if run.status is not False else None  # else its own
     if failed and not case.params.get("from_root"):
         invalid = f"{start.source} is INVALID: {failed}"
         return Outcome(case.label, False, None, Evidence.CERTIFIED,
