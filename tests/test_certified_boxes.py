@@ -12,6 +12,7 @@ pytest.importorskip("flint")
 
 from verify.certify import boxes, certificate  # noqa: E402
 from verify.certify.claims import margins  # noqa: E402
+from verify.checks import Case  # noqa: E402
 from verify.constants import load, values  # noqa: E402
 from verify.engine.certified.balls import precision  # noqa: E402
 from verify.engine.certified.symmetric import ball_three_phase  # noqa: E402
@@ -299,3 +300,30 @@ def test_the_registered_box_starts_from_a_matching_certificate_in_the_folder(see
     seeded = outcomes.judge_certified("prop1", case, CONSTANTS)
     assert seeded == plain and plain.passed is True
     assert len(judged) - from_root == len(run.leaves) < from_root
+
+
+@pytest.mark.parametrize("forgery", ["a leaf removed", "the leaves merged into the root"])
+def test_a_committed_certificate_that_fails_is_named_invalid_not_replaced(
+        seeded_certificate, tmp_path, monkeypatch, forgery):
+    """Issue 37 item 3: a committed certificate made for the case that is not one (its leaves
+    do not tile the box) or that this code does not certify again (one leaf for the whole box,
+    which the run has to split) makes the check fail, named INVALID; only a run from the root
+    asked for (``from_root``, `verify check --from-root`) proves the box without it."""
+    from verify.certify import outcomes
+
+    _, data = seeded_certificate
+    data = json.loads(json.dumps(data))
+    if forgery == "a leaf removed":
+        del data["leaves"][1]
+    else:
+        data["leaves"] = [{**data["leaves"][0], "box": data["root"], "depth": 0}]
+    (tmp_path / "prop1-test.json").write_text(json.dumps(data))
+    monkeypatch.setattr(outcomes, "CERTIFICATES", tmp_path)
+    case = outcomes._case(10, 60, 0.05, 0.5, 400)
+    found = outcomes.judge_certified("prop1", case, CONSTANTS)
+    assert found.passed is False
+    assert "certificates/prop1-test.json is INVALID" in found.detail.replace(tmp_path.name, "certificates")
+    assert "not replaced" in found.detail
+    asked = outcomes.judge_certified("prop1", Case(case.label, {**case.params, "from_root": True}),
+                                     CONSTANTS)
+    assert asked.passed is True and "proved from the root, as asked" in asked.detail

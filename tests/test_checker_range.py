@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ pytest.importorskip("flint")
 from flint import arb, ctx  # noqa: E402
 
 from verify.certify import boxes, centred, certificate, outcomes  # noqa: E402
+from verify.checks import Profile  # noqa: E402
 from verify.checker import claims, model, recheck as checker  # noqa: E402
 from verify.cli import main  # noqa: E402
 from verify.constants import load, values  # noqa: E402
@@ -270,9 +272,60 @@ def test_the_whole_four_axis_certificates_pass_the_checker(group):
 
 
 
-@pytest.mark.parametrize("group", ["thm2-4d-tail", "cor1-4d-tail"])
-def test_the_eps_tails_are_refused_not_quietly_passed(group, capsys):
-    """The checker has no margins for the tails over (ln d, tau, u, v): --independent says so
-    (exit 2) instead of judging them some other way."""
-    assert main(["recheck", str(CERTS / f"{group}-whole-range.json"), "--independent"]) == 2
-    assert "no margins" in capsys.readouterr().err
+# -- the eps tails over (ln d, tau, u, v): section 14 ------------------------------------------------
+
+@pytest.mark.parametrize("group, leaves", [("thm2-4d-tail", 20), ("cor1-4d-tail", 14)])
+def test_the_committed_eps_tails_pass_the_checker_in_its_process(group, leaves, capsys):
+    assert main(["recheck", str(CERTS / f"{group}-whole-range.json"), "--independent"]) == 0
+    out = capsys.readouterr().out
+    assert f"{leaves} leaves" in out and "eps in (0, 1e-06]" in out and "certificate holds" in out
+
+
+TAIL_FAULTS = {  # the engine reads a constant wrong: it certifies a false claim at tau(1e-6)
+    "thm2-4d-tail": ("thm2.T_factor", Fraction(1, 10**9), 4, "not shown > 0"),
+    "cor1-4d-tail": ("cor1.T_numerator", Fraction(1, 10**12), 72, "below 0 on the whole"),
+}
+
+
+@pytest.mark.parametrize("group", list(TAIL_FAULTS))
+def test_an_engine_that_certifies_a_false_tail_leaf_is_rejected(group):
+    """With T_factor = 1e-9 (Theorem 2) or T_numerator = 1e-12 (Corollary 1) one Phase-3 step
+    is all the statement allows, and L_s <= eps is false at eps = 1e-6; an engine that reads the
+    true constant instead certifies the leaf, and the checker rejects it."""
+    from verify.certify import eps_tail
+
+    key, false, true, said = TAIL_FAULTS[group]
+    t = eps_tail.tau_of(1e-6)
+    box = (math.log(3.5), math.log(3.5) + 1e-7, t - 1e-7, t, 0.9, 0.9 + 1e-7, 1 - 1e-6, 1.0)
+    constants = {**K, key: false}
+    orig = eps_tail.constant_ball
+    mp = pytest.MonkeyPatch()
+    try:
+        mp.setattr(eps_tail, "constant_ball",
+                   lambda k, name: orig({**k, key: Fraction(true)}, name))
+        run = boxes.branch_and_bound(group, box, constants, 96, 2)
+    finally:
+        mp.undo()
+    assert run.status is True, run.summary()
+    verdict = checker.check(checker.read(certificate.certificate(run, constants)))
+    assert not verdict.ok and said in verdict.problems[0], verdict.problems
+
+
+def test_a_tail_whose_root_stops_at_1e9_says_so_whatever_its_text(tmp_path, capsys):
+    """The claim printed is the root's: a text that says d in [3, 1e12] changes nothing."""
+    data = committed("thm2-4d-tail")
+    data["claim"] = data["claim"].replace("1e+09", "1e+12")
+    path = tmp_path / "tail.json"
+    path.write_text(json.dumps(data))
+    assert main(["recheck", str(path), "--independent"]) == 0
+    out = capsys.readouterr().out
+    assert "1e+12" not in out and "d in [3, 1e+09]" in out
+
+
+def test_the_certified_check_of_an_eps_tail_is_checked_independently():
+    """The quick profile's tail case: the checker reads it, so the outcome says "accepted" and
+    the ledger counts the tail proved."""
+    case = outcomes.certified_cases("cor1-4d", Profile.QUICK, {})[1]
+    found = outcomes.judge_certified("cor1-4d", case, K)
+    assert found.passed is True and found.values["checker"] == outcomes.ACCEPTED
+    assert "checked independently" in found.detail

@@ -4,6 +4,7 @@ enclosures contain the values at points of the box, the tail bounds dominate, an
 (a raised constant, an engine fault that shrinks an enclosure) turn the judges red."""
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 
@@ -288,3 +289,27 @@ def test_committed_certificates_recheck(group):
     data = json.loads((cube_certificate.CERTIFICATES / f"{group}.json").read_text())
     result = cube_certificate.recheck(data)
     assert result.ok, result.problems
+
+
+@pytest.mark.parametrize("forgery", ["a leaf removed", "one leaf for the whole cube"])
+def test_a_committed_cube_certificate_that_fails_is_named_invalid(tmp_path, forgery):
+    """Issue 37 item 3: the check fails and names the file INVALID instead of going on from the
+    root; `verify check --from-root` (the case's ``from_root``) proves the cube without it."""
+    from verify.certify import cube_certificate
+    from verify.checks import Case
+    from verify.constants import load, values
+
+    constants = values(load())
+    data = json.loads((cube_certificate.CERTIFICATES / "prop3-cube-d3.json").read_text())
+    if forgery == "a leaf removed":
+        del data["leaves"][3]
+    else:
+        data["leaves"] = [{**data["leaves"][0], "box": data["root"], "depth": 0}]
+    (tmp_path / "prop3-cube-d3.json").write_text(json.dumps(data))
+    found = cube_certificate.cube_outcome("prop3-cube-d3", Case("d=3", {"d": 3, "boxes": 400}),
+                                          constants, 400, tmp_path)
+    assert found.passed is False and f"{tmp_path.name}/prop3-cube-d3.json is INVALID" in found.detail
+    asked = cube_certificate.cube_outcome(
+        "prop3-cube-d3", Case("d=3", {"d": 3, "boxes": 400, "from_root": True}), constants, 400,
+        tmp_path)
+    assert asked.passed is True and "from the root" in asked.detail

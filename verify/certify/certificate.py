@@ -127,6 +127,7 @@ def seed_note(data: dict, name: str) -> str:
 class Seed(NamedTuple):
     start: list  # (box, depth) pairs
     note: str
+    name: str = ""  # the file, as certificates/NAME.json
 
 
 def seed_from(folder: Path, group: str, root: Box, constants, bits: int, method: str,
@@ -139,9 +140,36 @@ def seed_from(folder: Path, group: str, root: Box, constants, bits: int, method:
             continue
         found = seed(data, group, root, constants, bits, method, max_depth, max_boxes)
         if found is not None:
-            return Seed(found, seed_note(data, f"certificates/{path.name}"))
+            name = f"{folder.name}/{path.name}"
+            return Seed(found, seed_note(data, name), name)
     return None
 
+
+def invalid_note(folder: Path, group: str, root: Box, constants, max_depth: int) -> str | None:
+    """Why a committed certificate of ``group`` over ``root`` made for these values of the
+    constants its claims read is not a certificate at all (unreadable, a leaf not certified or
+    deeper than ``max_depth``, leaves that do not tile the root), in words naming the file; None
+    when every such file is one (a file made for another root or other constants is not this
+    case's: :func:`stale_note`)."""
+    values = getattr(constants, "untracked", lambda: constants)()  # comparing is not reading
+    for path in sorted(folder.glob(f"{group}-*.json")):
+        try:
+            data = json.loads(path.read_text())
+            if data.get("group") != group or data.get("root") != _hex_box(root) \
+                    or not _same_reads(data, group, values):
+                continue
+            leaves = data.get("leaves") or []
+            bad = next((i for i, leaf in enumerate(leaves) if leaf.get("status") != "certified"
+                        or leaf.get("depth", max_depth + 1) > max_depth), None)
+            why = ("it has no leaves" if not leaves else
+                   f"leaf {bad} is not a certified leaf within depth {max_depth}"
+                   if bad is not None else
+                   "; ".join(coverage_problems(root, [_box(leaf["box"]) for leaf in leaves])))
+        except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            why = f"it cannot be read ({exc})"
+        if why:
+            return f"{folder.name}/{path.name} is INVALID: {why}"
+    return None
 
 def stale_note(folder: Path, group: str, root: Box, constants) -> str | None:
     """Why the committed certificates of ``group`` over ``root`` in ``folder`` do not seed this

@@ -28,6 +28,7 @@ from .cube import BITS, MAX_DEPTH, PROBLEMS, Problem, Run, branch_and_bound, jud
 FORMAT = "verify-certificate/2"
 METHOD = "taylor2"  # second-order Taylor forms of the moments over each box
 CERTIFICATES = Path(__file__).resolve().parent.parent.parent / "certificates"
+SLACK = 1e-6  # how far a stored lower end may exceed the recomputed one, in the enclosure's width
 FINDER = "certify/cube.py"  # the judge of every leaf; the fingerprint covers what it imports
 
 
@@ -113,6 +114,25 @@ def seed(problem: Problem, folder: Path = CERTIFICATES) -> tuple[list, dict | No
     return [(boxes[i], int(data["leaves"][i]["depth"]), margin[i]) for i in order], data
 
 
+def invalid_note(problem: Problem, folder: Path = CERTIFICATES) -> str | None:
+    """Why ``problem``'s committed certificate (its group, axes and root) is not a certificate:
+    no leaves, a leaf not certified, leaves that do not tile the cube; None when it is one or
+    there is none for the problem."""
+    path = folder / f"{problem.group}.json"
+    try:
+        data = json.loads(path.read_text())
+    except OSError:
+        return None
+    except ValueError as exc:
+        return f"{folder.name}/{path.name} is INVALID: it cannot be read ({exc})"
+    if not _matches(data, problem):
+        return None
+    leaves = data.get("leaves") or []
+    bad = next((i for i, leaf in enumerate(leaves) if leaf.get("status") != "certified"), None)
+    why = ("it has no leaves" if not leaves else f"leaf {bad} is not certified" if bad is not None
+           else "; ".join(coverage_problems(problem.root, [leaf_box(leaf["box"]) for leaf in leaves])))
+    return f"{folder.name}/{path.name} is INVALID: {why}" if why else None
+
 def recheck_leaf(item: tuple) -> list[str]:
     index, group, box, stored, constants = item
     problem = PROBLEMS[group]
@@ -124,6 +144,11 @@ def recheck_leaf(item: tuple) -> list[str]:
     if j.margin[1] < lo or j.margin[0] > hi:
         out.append(f"leaf {index}: stored margin [{lo:.6g}, {hi:.6g}] disagrees with the "
                    f"recomputed [{j.margin[0]:.6g}, {j.margin[1]:.6g}]")
+    elif lo > j.margin[0] + SLACK * (j.margin[1] - j.margin[0]):
+        # the stored lower end claims more than the recomputation proves (beyond the rounding
+        # of a change to the code since the file was written)
+        out.append(f"leaf {index}: the stored lower end {lo:.12g} is above the recomputed "
+                   f"{j.margin[0]:.12g}: the file claims more than its leaf proves")
     return out
 
 
@@ -166,6 +191,14 @@ def run_problem(problem: Problem, constants, max_boxes: int | None,
                            stop_on_failure=True)
     return run, data is not None
 
+
+def _lost(problem: Problem, run: Run, folder: Path) -> str | None:
+    """Which leaves of the seeding certificate the run did not certify again, in words."""
+    start, _ = seed(problem, folder)
+    kept = {leaf.box for leaf in run.leaves if leaf.status == "certified"}
+    lost = [box for box, *_ in start if box not in kept]
+    return (f"{len(lost)} of its {len(start)} leaves did not certify when judged again by this "
+            "code") if lost else None
 
 def _fmt_box(problem: Problem, box) -> str:
     return " x ".join(f"{name} [{lo:.4g}, {hi:.4g}]" for name, (lo, hi) in zip(problem.axes, box))
@@ -214,7 +247,22 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
     except ValueError as exc:
         return Outcome(case.label, None, None, Evidence.CERTIFIED, str(exc))
     problem = PROBLEMS[group]
+    if case.params.get("from_root"):  # asked: the committed certificate does not seed the run
+        folder = None
+    invalid = invalid_note(problem, folder) if folder is not None else None
+    if invalid:
+        return Outcome(case.label, False, None, Evidence.CERTIFIED,
+                       f"{invalid}; not replaced by a run from the root (`verify check ... "
+                       "--from-root` proves it from the root; `verify certify-cube` writes a new "
+                       "certificate)", values={"checker": "engine only", "invalid": invalid})
     run, seeded = run_problem(problem, constants, max_boxes, folder)
+    lost = _lost(problem, run, folder) if seeded and run.status is not False else None
+    if lost:
+        invalid = f"{folder.name}/{problem.group}.json is INVALID: {lost}"
+        return Outcome(case.label, False, None, Evidence.CERTIFIED,
+                       f"{invalid}; not replaced by the run that went on from it (`verify check "
+                       "... --from-root` proves it from the root)",
+                       values={"checker": "engine only", "invalid": invalid})
     status, small = run.status, run.smallest()
     where = (f"from the committed certificate certificates/{group}.json (its {run.judged} boxes "
              f"re-judged)" if seeded else f"from the root ({run.judged} boxes judged)")

@@ -41,8 +41,8 @@ from ..engine.certified.balls import outward, precision
 from ..engine.certified.symmetric import arb_gap_rate_parts
 from ..run.journal import code_fingerprint
 from . import plan_range
+from .registered import D0  # where the four-axis boxes end: the lemma covers every d >= D0
 
-D0 = 10**9  # where the four-axis boxes end (outcomes.WHOLE): the lemma covers every d >= D0
 GROUPS = {"thm2-large-d": "thm2", "cor1-large-d": "cor1"}
 CLAIMS = {"thm2": ("thm2.final", "thm2.contraction", "thm2.initial_distance", "thm2.optimum",
                    "thm2.delta"), "cor1": ("cor1.population",)}

@@ -8,35 +8,14 @@ optional extra): without it the outcome is undecided with one line saying so, ne
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from pathlib import Path
 from typing import Mapping, NamedTuple
 
 from ..checks import Case, Evidence, Outcome, Profile
 from . import statements
 
-# Each profile's boxes (d from, d to, eps from, eps to, boxes judged), one case each; the 4-D
-# groups take the whole square of (u, v) with every box.  The budget is a number of judged
-# boxes, not seconds, so the verdict is the same on any machine.  Quick boxes take seconds in CI.
-# From the default profile on, every claim gets the whole box: Proposition 1 (d from 2: 451
-# leaves, about 900 boxes judged, about 70 s); Theorem 2 and Corollary 1 over the four axes,
-# started from certificates/{thm2,cor1}-4d-whole-range.json (1,854 and 1,367 leaves: 178 and
-# 120 CPU-s from the certificate, 323 and 212 from the root) and the eps tails (20 and 14
-# leaves, about 10 CPU-s each): proofs/hypothesis-range.md, section 8.
-WHOLE = (3, 1e9, 1e-6, 0.99, 60000)
-# Theorem 2 for every eps in (0, 1e-6] as well (the stretch: group thm2-4d-tail, axes
-# (ln d, tau = 1/(1 - ln eps), u, v); eps from 0 is the limit eps -> 0)
-TAIL = (3, 1e9, 0, 1e-6, 60000, "thm2-4d-tail")
-TAIL_COR1 = (3, 1e9, 0, 1e-6, 60000, "cor1-4d-tail")
-BOXES = {
-    "prop1": {Profile.QUICK: ((10, 11, 0.1, 0.12, 200),),
-              Profile.DEFAULT: ((2, 1e9, 1e-6, 0.99, 2000),),
-              Profile.FULL: ((2, 1e9, 1e-6, 0.99, 2000),)},
-    "thm2-4d": {Profile.QUICK: ((10, 10.05, 0.1, 0.1005, 200), (10, 11, 0, 1e-6, 200, TAIL[-1])),
-                Profile.DEFAULT: (WHOLE, TAIL), Profile.FULL: (WHOLE, TAIL)},
-    "cor1-4d": {Profile.QUICK: ((10, 11, 0.1, 0.12, 200), (10, 11, 0, 1e-6, 200, TAIL_COR1[-1])),
-                Profile.DEFAULT: (WHOLE, TAIL_COR1), Profile.FULL: (WHOLE, TAIL_COR1)},
-}
+from .registered import BOXES, TAIL, TAIL_COR1, WHOLE, registered_box  # noqa: F401 (re-exported)
+
 BITS = 96
 MAX_DEPTH = {"prop1": 30, "thm2": 30, "cor1": 30, "thm2-4d": 40, "cor1-4d": 40,
              "thm2-4d-tail": 40, "cor1-4d-tail": 40}
@@ -59,55 +38,10 @@ def check_of(group: str) -> str | None:
     return None
 
 
-def registered_box(group: str) -> tuple | None:
-    """(d_lo, d_hi, eps_lo, eps_hi) of the default profile's check of ``group`` (None: none):
-    the claim a certificate of the group is compared with by `verify recheck` (the 4-D groups
-    take the whole square of (u, v))."""
-    from .large_d import D0, GROUPS  # every d >= D0 by the lemma (d_hi = inf)
-
-    if group in GROUPS:
-        return (float(D0), math.inf, 0.0, 1.0)
-    boxes = BOXES.get(group, {}).get(Profile.DEFAULT)
-    return tuple(boxes[0][:4]) if boxes else None
-
-
-def registered_root(group: str, constants) -> tuple | None:
-    """The root box of the default profile's case of ``group`` (the 4-D groups' whole (u, v)
-    square included; None: no registered case)."""
-    for key, profiles in BOXES.items():
-        for box in profiles[Profile.DEFAULT]:
-            if (box[5] if len(box) > 5 else key) == group:
-                return _root(group, _case(*box[:5], group=group).params, constants)
-    return None
-
-
-def binding(data: dict, file_constants) -> tuple[str, list[str], list[str]]:
-    """(claim, notes, mismatches) of a certificate the independent checker cannot read (the
-    eps tails): its statement, and how its root and constants differ from the
-    registered case and the constants file."""
-    group = data.get("group")
-    constants = {k: Fraction(v) for k, v in data.get("constants", {}).items()}
-    root = tuple(float.fromhex(x) for x in data.get("root", []))
-    claim = f"{group}: " + (data.get("claim") or statements.statement(group, root, constants))
-    differ = sorted(k for k, v in constants.items() if file_constants.get(k) != v)
-    used = statements.READS.get(group, ())
-    mismatches = [f"constant {k} = {constants[k]} is not the constants file's "
-                  f"{file_constants.get(k, 'absent')}" for k in differ if k in used]
-    notes = [f"constant {k} differs from the file but the claim does not read it"
-             for k in differ if k not in used]
-    want = registered_root(group, file_constants)
-    if want is None:
-        mismatches.append(f"no registered check has a box for group {group!r}")
-    elif len(root) != len(want) or not all(root[2 * i] <= want[2 * i] and root[2 * i + 1] >= want[2 * i + 1]
-                                           for i in range(len(want) // 2)):
-        mismatches.append(f"the root does not cover the registered box "
-                          f"{statements.describe(group, want)}")
-    return claim, notes, mismatches
-
-
 def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case]:
     """One case per box of the profile (options ``d``/``eps`` replace them by one box of the
-    group: their range, with the first box's budget)."""
+    group: their range, with the first box's budget; ``from_root``: start from the root, not
+    from a committed certificate)."""
     boxes = BOXES[group][profile]
     if options.get("d") or options.get("eps"):
         d_lo, d_hi, e_lo, e_hi, budget = boxes[0][:5]
@@ -116,7 +50,10 @@ def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case
         if options.get("eps"):
             e_lo, e_hi = min(options["eps"]), max(options["eps"])
         boxes = ((d_lo, d_hi, e_lo, e_hi, budget),)
-    return [_case(*box[:5], group=box[5] if len(box) > 5 else group) for box in boxes]
+    cases = [_case(*box[:5], group=box[5] if len(box) > 5 else group) for box in boxes]
+    if options.get("from_root"):  # asked: no committed certificate seeds the run
+        cases = [Case(c.label, {**c.params, "from_root": True}) for c in cases]
+    return cases
 
 
 def _case(d_lo: float, d_hi: float, e_lo: float, e_hi: float, budget: int,
@@ -164,29 +101,37 @@ def range_values(group: str, p: Mapping, root: tuple) -> dict:
 class Start(NamedTuple):
     """Where a case's branch and bound starts: ``seed`` (the certificate's leaves, None: the
     root), ``certificate`` (the file they come from), ``stale`` (why a committed certificate of
-    the group does not apply: the constants it was made for; None when there is none)."""
+    the group does not apply: the constants it was made for; None when there is none),
+    ``invalid`` (a committed certificate made for this case that is not one: its file and
+    why; the check fails unless the case asks for a run from the root)."""
 
     group: str
     root: tuple
     seed: list | None
     certificate: str | None
     stale: str | None
+    invalid: str | None = None
+    source: str | None = None  # the seeding certificate's file
 
 
 def start_of(case: Case, constants, group: str = "prop1", seed: bool = True) -> Start:
     """The :class:`Start` of a case of a certified box with these constants (``group``: the
     case's when it names none; ``seed=False``: only whether a committed certificate was made
     for other constants, without reading its leaves)."""
-    from .certificate import seed_from, stale_note
+    from .certificate import invalid_note, seed_from, stale_note
 
     group = case.params.get("group", group)
     root = _root(group, case.params, constants)
+    seed = seed and not case.params.get("from_root")
+    invalid = invalid_note(CERTIFICATES, group, root, constants, MAX_DEPTH[group]) \
+        if CERTIFICATES.is_dir() else None
     seeded = seed_from(CERTIFICATES, group, root, constants, BITS, "centred", MAX_DEPTH[group],
-                       case.params["boxes"]) if seed and CERTIFICATES.is_dir() else None
+                       case.params["boxes"]) if seed and not invalid and CERTIFICATES.is_dir() \
+        else None
     if seeded is not None:
-        return Start(group, root, seeded.start, seeded.note, None)
+        return Start(group, root, seeded.start, seeded.note, None, source=seeded.name)
     stale = stale_note(CERTIFICATES, group, root, constants) if CERTIFICATES.is_dir() else None
-    return Start(group, root, None, None, stale)
+    return Start(group, root, None, None, stale, invalid)
 
 
 def _progress(run, leaves: int | None) -> None:
@@ -213,10 +158,22 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
     from .boxes import branch_and_bound
 
     start = start_of(case, constants, group)
+    if start.invalid and not case.params.get("from_root"):
+        return Outcome(case.label, False, None, Evidence.CERTIFIED,
+                       f"{start.invalid}; not replaced by a run from the root (`verify check ... "
+                       "--from-root` proves the box from the root; `verify certify` writes a new "
+                       "certificate)", values={"checker": "not asked", "invalid": start.invalid})
     group, root, depth = start.group, start.root, MAX_DEPTH[start.group]
     run = branch_and_bound(group, root, constants, BITS, depth, max_boxes=case.params["boxes"],
                            start=start.seed,
                            progress=lambda r: _progress(r, len(start.seed) if start.seed else None))
+    failed = _failed_leaves(start.seed, run) if run.status is not False else None  # else its own
+    if failed and not case.params.get("from_root"):
+        invalid = f"{start.source} is INVALID: {failed}"
+        return Outcome(case.label, False, None, Evidence.CERTIFIED,
+                       f"{invalid}; not replaced by the run that went on from it (`verify check "
+                       "... --from-root` proves the box from the root)",
+                       values={"checker": "not asked", "invalid": invalid})
     small = run.smallest_margin()
     status, margin = run.status, (small[0] if small and run.status is not False else None)
     if run.status is False:
@@ -228,6 +185,8 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
     note = f"; {start.certificate}" if start.certificate and "fingerprint differs" in start.certificate else ""
     if start.stale:
         note += f"; {start.stale}: proved from the root"
+    if case.params.get("from_root"):
+        note += "; proved from the root, as asked" + (f" ({start.invalid})" if start.invalid else "")
     checker = "not asked"
     if status is True:  # passes only when the independent checker agrees (proofs/checker.md)
         status, checked, checker = independently(run, constants)
@@ -241,6 +200,16 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
                    values={"leaves": len(run.leaves), "deepest": run.deepest, "checker": checker,
                            **range_values(group, case.params, root)})
 
+
+def _failed_leaves(seed: list | None, run) -> str | None:
+    """Which leaves of the seeding certificate this code did not certify again (the run split
+    them or left them uncertified), in words; None when every one held (or no seed)."""
+    if not seed:
+        return None
+    kept = {leaf.box for leaf in run.leaves if leaf.status == "certified"}
+    lost = [i for i, (box, _) in enumerate(seed) if box not in kept]
+    return (f"{len(lost)} of its {len(seed)} leaves (the first: leaf {lost[0]}) did not certify "
+            "when judged again by this code") if lost else None
 
 def _worst_case(status: bool | None, statement: str) -> tuple[bool | None, str]:
     """Proposition 1's box certifies the symmetric attention at the exact gap; with the

@@ -40,6 +40,7 @@ class Point:
     w: arb
     scale: arb
     v: arb
+    tau: arb | None = None  # the eps tails: tau = 1/(1 - ln eps), eps = e^(1 - 1/tau) (section 14)
 
 
 def prop1(x: Point, k: Mapping[str, Fraction]) -> dict:
@@ -84,8 +85,11 @@ def three_phase(x: Point, C: arb, T_low: arb) -> dict:
     }
 
 
-def phase3(x: Point, n1: arb, n2: arb, T_low: arb) -> dict:
-    """Phase 3 from beta' at the attention moments nu_1, nu_2 of alpha' (sections 5-6)."""
+def phase3(x: Point, n1: arb, n2: arb, T_low: arb | None,
+           decayer: Callable[[arb, arb], arb] | None = None) -> dict:
+    """Phase 3 from beta' at the attention moments nu_1, nu_2 of alpha' (sections 5-6); the
+    decay of each term is ``decayer(weight, lambda)`` when given (the eps tails), else
+    weight (1 - lambda)^(2T) for every T >= T_low."""
     d, p = x.d, 1 / (x.d - 1)
     sq = increasing(lambda t: t.sqrt(), d)
     b1s, _ = phase1(d, x.scale * sq)
@@ -109,8 +113,8 @@ def phase3(x: Point, n1: arb, n2: arb, T_low: arb) -> dict:
     fast_part = err_s + e * err_j / (sdm * gap2)
     proj1 = slow_part * slow_part / (1 + tau * tau * p)
     proj2 = fast_part * fast_part / (1 + e * e * p / (gap2 * gap2))
-    slow = decay(lam1 * proj1 / 2, lam1, T_low)
-    fast = decay(lam2 * proj2 / 2, lam2, T_low)
+    decayer = decayer or (lambda weight, lam: decay(weight, lam, T_low))
+    slow, fast = decayer(lam1 * proj1 / 2, lam1), decayer(lam2 * proj2 / 2, lam2)
     loss_two = loss_gradient(d, n1, n2, arb(2), arb(0))[0]  # L(alpha', 2 e_s) = 2 nu_2 >= L*
     l_up = arb(min(l_star.upper(), loss_two.upper(), key=float))
     conditions = (lam1t, 2 - lam1 - lam2, root, gap2)
@@ -266,6 +270,106 @@ RECORDED = {
               "cor1.population": ("lower", "final_upper"),
               "thm2.contraction": ("lower", "contraction"), "thm2.optimum": ("two", "optimum")},
 }
+
+
+# -- the eps tails (ln d, tau = 1/(1 - ln eps), u, v): eps -> 0 is tau -> 0 (section 14) ----------
+
+def flat(X: arb, t: arb) -> arb:
+    """e^(-X/t) for X > 0 and t >= 0, with its limit 0 at t = 0: decreasing in X, increasing in
+    t, so from the ends (nan unless X > 0 is shown: the box is split)."""
+    if not X > 0:
+        return arb("nan")
+    t_hi, t_lo = arb(t.upper()), arb(t.lower())
+    hi = (-arb(X.lower()) / t_hi).exp().upper() if t_hi > 0 else 0
+    lo = (-arb(X.upper()) / t_lo).exp().lower() if t_lo > 0 and X.is_finite() else 0
+    return arb(lo).union(arb(hi))
+
+
+def bump(s_lo: arb, s_hi: arb) -> arb:
+    """s e^-s over s in [s_lo, s_hi] (s_hi may be inf): it rises to 1/e at s = 1, then falls."""
+    at = lambda s: s * (-s).exp() if s.is_finite() else arb(0)  # noqa: E731
+    top = at(s_lo) if s_lo >= 1 else at(s_hi) if s_hi <= 1 else (-arb(1)).exp()
+    return hull(arb(0) if not s_hi.is_finite() else arb(min(at(s_lo).lower(), at(s_hi).lower(),
+                                                            key=float)), arb(top.upper()))
+
+
+def contraction_log(lam: arb) -> arb:
+    """Lambda = -ln((1 - lambda)^2), 0 < lambda < 2; where 1 - lambda may be 0, [Lambda_lo, 2^64]:
+    then only the decay's upper end is right, which is all the verdict reads (section 14)."""
+    r = 1 - lam
+    if r > 0 or r < 0:
+        return -2 * abs(r).log()
+    return arb(-2 * arb(abs(r).upper()).log()).union(arb(2) ** 64)
+
+
+def thm2_decay(x: Point, k: Mapping[str, Fraction]) -> Callable[[arb, arb], arb]:
+    """weight (1 - lambda)^(2 T_low)/eps = weight e^-1 flat(A, tau), A = T_factor d Lambda (1 +
+    tau (ln 16d - 1)) - 1 > 0 (a condition; T_low = T_factor d ln(16d/eps), section 14)."""
+    def term(weight: arb, lam: arb) -> arb:
+        A = exact(k["thm2.T_factor"]) * times(times(x.d, contraction_log(lam)),
+                                              1 + times(x.tau, arb(16).log() + x.u - 1)) - 1
+        return weight * (-arb(1)).exp() * flat(A, x.tau)
+    return term
+
+
+def cor1_decay(x: Point, k: Mapping[str, Fraction]) -> Callable[[arb, arb], arb]:
+    """weight (1 - lambda)^(2N/eps)/eps = weight/K s e^-s, K = N Lambda, s = K e^(1/tau - 1)."""
+    def term(weight: arb, lam: arb) -> arb:
+        K = exact(k["cor1.T_numerator"]) * contraction_log(lam)
+        if not K > 0:
+            return arb("nan")
+        t_lo, t_hi = arb(max(x.tau.lower(), 0, key=float)), arb(x.tau.upper())
+        s_lo = arb(K.lower()) * (1 / t_hi - 1).exp() if t_hi > 0 else arb("inf")
+        s_hi = arb(K.upper()) * (1 / t_lo - 1).exp() if t_lo > 0 else arb("inf")
+        if not s_lo.is_finite():
+            return arb(0)
+        return weight / K * bump(s_lo, s_hi)
+    return term
+
+
+def tail_range(x: Point, C: arb, decayer: Callable[[arb, arb], arb]) -> dict:
+    """Section 11's relative margins, every term that grows or vanishes with 1/eps a flat
+    exponential of tau (section 14); the decay terms come divided by eps from ``decayer``."""
+    rate = C * phase2_rate(x.d, x.scale)
+    gamma = times(rate, 1 + times(x.tau, x.u - 1))
+    tv = times(x.tau, x.v)
+    c = x.d * flat(gamma, tv)
+    ce = x.d * (-arb(1)).exp() * flat(gamma - x.v, tv)
+    if not (c.is_finite() and ce.is_finite()):
+        bad = arb((gamma - x.v).lower()) if (gamma - x.v).is_finite() else arb("nan")
+        keys = {*OWN.values(), *(key for _, key in RECORDED4["centred"].values())}
+        return {key: arb("nan") for key in keys} | {"ok": bad}
+    n1, n2, j1, j2 = moments(x.d, c)
+    q = phase3(x, n1, n2, None, decayer)
+    two = 2 * ce * c * j2  # L(alpha', 2 e_s)/eps
+    star = ce * c * (j2 - 2 * j1 * j1) / (2 * q["den"])  # L*/eps
+    half = c * j2 / (2 * j1)
+    ratio = c * (j2 - 2 * j1 * j1) / (8 * j1 * q["den"])
+    return {
+        "final_own": 1 - (low(star, two) + q["decay"]),
+        "final_centred": 1 - (two + q["decay"]),
+        "contraction": 8 * (1 + 1 / (x.d - 1)) * q["lam1t"] - 1,
+        "distance": 1 - q["distance"] / (16 * x.d),
+        "optimum": 1 - half,
+        "optimum_own": 1 - low(ratio, half),
+        "delta": 1 - 8 * ce * j1,
+        "ok": q["ok"],
+    }
+
+
+def point_tail(group: Group, box: tuple, k: Mapping[str, Fraction]) -> Point:
+    """The balls of a box of (ln d, tau, u, v); eps = e^(1 - 1/tau) (0 at tau = 0)."""
+    x = point(group, (*box[:2], 0.0, 0.0), k)
+    tau = arb(box[2]).union(arb(box[3]))
+    return Point(x.d, x.u, arb(1).exp() * flat(arb(1), tau), arb("nan"),
+                 arb(box[4]).union(arb(box[5])), arb(box[6]).union(arb(box[7])), tau)
+
+for _name in ("thm2", "cor1"):
+    GROUPS[f"{_name}-4d-tail"] = Group(
+        ("ln d", "tau", "u", "v"), 3, GROUPS[_name].claims, GROUPS[_name].constants,
+        (lambda name: lambda x, k: tail_range(x, exact(k[f"{name}.C"]), (
+            thm2_decay if name == "thm2" else cor1_decay)(x, k)))(_name),
+        GROUPS[f"{_name}-4d"].statement, point_tail, RECORDED4)
 
 
 def recorded(group: str) -> Mapping:

@@ -44,11 +44,14 @@ class Certificate:
 
 def read(data: object) -> Certificate:
     """The parts of a certificate the checker uses; NotACertificate when malformed."""
-    from . import large_d  # the lemma for every d >= d0 (section 12): its own reader
+    from . import cube, large_d  # the lemma for every d >= d0 (section 12), the cubes (15)
 
     if isinstance(data, dict) and data.get("group") in large_d.GROUPS \
             and data.get("format") in FORMATS:
         return large_d.read(data)
+    if isinstance(data, dict) and cube.CUBE.fullmatch(str(data.get("group"))) \
+            and data.get("format") in FORMATS:
+        return cube.read(data)
     try:
         if not isinstance(data, dict) or data.get("format") not in FORMATS:
             raise NotACertificate("not a verify certificate (format 1 or 2)")
@@ -77,8 +80,13 @@ def read(data: object) -> Certificate:
         raise NotACertificate(f"malformed certificate: {exc!r}") from None
     if len(root) != 2 * len(axes) or any(len(leaf["box"]) != len(root) for leaf in leaves):
         raise NotACertificate("boxes do not have two ends per axis")
+    if not all(math.isfinite(x) for x in root) or \
+            not all(math.isfinite(x) for leaf in leaves for x in leaf["box"]):
+        raise NotACertificate("a box end is not a finite number")
     if len(axes) == 4 and not (root[4] >= 0 and root[6] >= 0):
         raise NotACertificate("u = eta1/sqrt(d) and v = eta2_min/eta2 start at 0 or above")
+    if axes[1] == "tau" and not 0 <= root[2] < root[3] < 1:
+        raise NotACertificate("tau = 1/(1 - ln eps) lies in [0, 1)")
     return Certificate(data["group"], axes, constants, root, method, leaves)
 
 
@@ -99,9 +107,14 @@ def split(box: tuple) -> tuple[tuple, tuple]:
     return tuple(lo), tuple(hi)
 
 
-def fmt(box: tuple) -> str:
+def eps_of(x: float, tau: bool) -> float:  # e^x, or e^(1 - 1/x) on a tau axis (0 at 0)
+    return (math.exp(1 - 1 / x) if x > 0 else 0.0) if tau else math.exp(x)
+
+
+def fmt(box: tuple, group: str = "") -> str:
+    tau = group in GROUPS and GROUPS[group].axes[1] == "tau"
     text = (f"d [{math.exp(box[0]):.6g}, {math.exp(box[1]):.6g}] x "
-            f"eps [{math.exp(box[2]):.4g}, {math.exp(box[3]):.4g}]")
+            f"eps [{eps_of(box[2], tau):.4g}, {eps_of(box[3], tau):.4g}]")
     return text + (f" x u [{box[4]:.4g}, {box[5]:.4g}] x v [{box[6]:.4g}, {box[7]:.4g}]"
                    if len(box) == 8 else "")
 
@@ -141,12 +154,12 @@ def _judge_leaf(index: int, group: str, box: tuple, leaf: dict, constants, metho
                 corners: bool) -> LeafVerdict:
     out = LeafVerdict(index)
     if leaf["status"] != "certified":
-        out.problem = f"leaf {index} ({fmt(box)}) is recorded {leaf['status']!r}, not certified"
+        out.problem = f"leaf {index} ({fmt(box, group)}) is recorded {leaf['status']!r}, not certified"
         return out
     for claim in GROUPS[group].claims:
         lo, hi = leaf["margins"].get(claim, (math.nan, math.nan))
         if not (math.isfinite(lo) and math.isfinite(hi) and 0 < lo <= hi):
-            out.problem = (f"leaf {index} ({fmt(box)}), {claim}: the stored enclosure "
+            out.problem = (f"leaf {index} ({fmt(box, group)}), {claim}: the stored enclosure "
                            f"[{lo:.12g}, {hi:.12g}] is not a finite enclosure above 0")
             return out
     todo = [(box, 0)]
@@ -159,11 +172,11 @@ def _judge_leaf(index: int, group: str, box: tuple, leaf: dict, constants, metho
             continue
         if weak[1] < 0:  # an exact margin below 0 disproves; a bound below 0 cannot prove
             what = "FALSE on" if weak[0] in EXACT else "the checker's bound is below 0 on"
-            out.problem = (f"leaf {index} ({fmt(box)}), {weak[0]}: {what} the whole of "
-                           f"{fmt(sub)} (the checker's margin there is {ball(weak[1])})")
+            out.problem = (f"leaf {index} ({fmt(box, group)}), {weak[0]}: {what} the whole of "
+                           f"{fmt(sub, group)} (the checker's margin there is {ball(weak[1])})")
             return out
         if depth == MAX_SPLIT:
-            out.problem = (f"leaf {index} ({fmt(box)}), {weak[0]}: not shown > 0 on {fmt(sub)} "
+            out.problem = (f"leaf {index} ({fmt(box, group)}), {weak[0]}: not shown > 0 on {fmt(sub, group)} "
                            f"after {depth} further splits (enclosure {ball(weak[1])})")
             return out
         todo += [(half, depth + 1) for half in split(sub)]
@@ -191,11 +204,27 @@ def _agreement(index: int, group: str, box: tuple, leaf: dict, constants, method
             mine = q[key]
             agree = mine.overlaps(arb(lo).union(arb(hi))) if kind == "two" else arb(lo) <= mine.upper()
             if not agree:
-                return (f"leaf {index} ({fmt(box)}), {claim}: the stored enclosure "
+                return (f"leaf {index} ({fmt(box, group)}), {claim}: the stored enclosure "
                         f"[{lo:.12g}, {hi:.12g}] {'misses' if kind == 'two' else 'lies above'} the "
-                        f"checker's value {ball(mine)} at the {where} {fmt(pt)}")
+                        f"checker's value {ball(mine)} at the {where} {fmt(pt, group)}")
     return None
 
+
+
+def agreement(cert: Certificate, corners: bool = False) -> list[str]:
+    """The first stored enclosure that misses the checker's value at its leaf's centre (and
+    corners), none judged (the default recheck, whose engine re-judges the leaves)."""
+    old = ctx.prec
+    ctx.prec = BITS
+    try:
+        for index, leaf in enumerate(cert.leaves):
+            found = _agreement(index, cert.group, leaf["box"], leaf, cert.constants, cert.method,
+                               corners)
+            if found:
+                return [found]
+    finally:
+        ctx.prec = old
+    return []
 
 @dataclass
 class Verdict:
@@ -222,10 +251,12 @@ def check(cert: Certificate, workers: int = 1, leaves: Iterable[int] | None = No
     the indices to judge (default all; the tiling is always checked in full); ``corners``:
     compare the stored enclosures at the leaf's corners too, not only at its centre."""
     began = time.perf_counter()
-    from . import large_d
+    from . import cube, large_d
 
     if cert.group in large_d.GROUPS:
         return large_d.check(cert)
+    if cube.CUBE.fullmatch(cert.group):
+        return cube.check(cert)
     root = tuple(Fraction(x) for x in cert.root)
     verdict = Verdict(len(cert.leaves))
     verdict.problems = tiling_problems(root, [tuple(Fraction(x) for x in leaf["box"])
@@ -265,20 +296,27 @@ def _range(lo: float, hi: float) -> tuple[float, float]:
     return float(arb(lo).exp().lower()), float(arb(hi).exp().upper())
 
 
-def bind(cert: Certificate, expected_box: tuple | None, file_constants: Mapping[str, Fraction]
-         ) -> Binding:
-    """The claim in words, and its differences from the registered box
-    ``(d_lo, d_hi, eps_lo, eps_hi)`` (None: no registered check) and the constants file."""
-    from . import large_d
+def bind(cert: Certificate, registered: Mapping | tuple | None,
+         file_constants: Mapping[str, Fraction]) -> Binding:
+    """The claim in words, and its differences from the registered claim (plain data:
+    ``{"box": (d_lo, d_hi, eps_lo, eps_hi) or None, "d": a cube's d or None}``, or the box alone;
+    None: no registered check) and the constants file."""
+    from . import cube, large_d
 
+    expected_box = registered.get("box") if isinstance(registered, Mapping) else registered
+    if cube.CUBE.fullmatch(cert.group):
+        return cube.bind(cert, registered, file_constants)
     if cert.group in large_d.GROUPS:
         return large_d.bind(cert, expected_box, file_constants)
     group = GROUPS[cert.group]
     text = re.sub(r"\{([\w.]+)\}", lambda m: str(cert.constants[m.group(1)]), group.statement)
-    d, e = _range(*cert.root[:2]), _range(*cert.root[2:4])
+    tau = group.axes[1] == "tau"
+    d = _range(*cert.root[:2])
+    e = tuple(eps_of(x, True) for x in cert.root[2:4]) if tau else _range(*cert.root[2:4])
     d_lo = max(d[0], group.d_min)
     claim = (f"{cert.group}: {text}, for every real d in [{d_lo:.6g}, {d[1]:.6g}] and eps in "
-             f"[{e[0]:.4g}, {e[1]:.4g}]")
+             + (f"(0, {e[1]:.4g}] (eps = e^(1 - 1/tau), 0 the limit tau -> 0)" if tau and e[0] == 0
+                else f"[{e[0]:.4g}, {e[1]:.4g}]"))
     if len(cert.root) == 8:  # u = eta1/sqrt(d), v = eta2_min/eta2; 0 is a limit, not a point
         claim += "".join(f", {f'0 < {n}' if lo == 0 else f'{lo:.6g} <= {n}'} <= {hi:.6g}"
                          for n, lo, hi in (("u = eta1/sqrt(d)", *cert.root[4:6]),
@@ -297,11 +335,16 @@ def bind(cert: Certificate, expected_box: tuple | None, file_constants: Mapping[
     else:
         lo = [arb(x).exp() for x in cert.root[0::2]]
         hi = [arb(x).exp() for x in cert.root[1::2]]
-        want = [(max(expected_box[0], group.d_min), expected_box[1]), expected_box[2:4]]
-        if not all(l.upper() <= a and h.lower() >= b for l, h, (a, b) in zip(lo, hi, want)):
-            mismatches.append(f"the root does not cover the registered box d in "
-                              f"[{want[0][0]:g}, {want[0][1]:g}], eps in [{want[1][0]:g}, "
-                              f"{want[1][1]:g}]")
+        if tau:  # eps = e^(1 - 1/tau): 0 at tau = 0
+            lo[1], hi[1] = (arb(0) if x <= 0 else (1 - 1 / arb(x)).exp() for x in cert.root[2:4])
+        boxes = (registered.get("boxes") if isinstance(registered, Mapping) else None) \
+            or [expected_box]  # a group may be registered over several boxes: one must be covered
+        wants = [[(max(b[0], group.d_min), b[1]), b[2:4]] for b in boxes]
+        if not any(all(l.upper() <= a and h.lower() >= b for l, h, (a, b) in zip(lo, hi, want))
+                   for want in wants):
+            mismatches.append("the root does not cover the registered box " + " or ".join(
+                f"d in [{w[0][0]:g}, {w[0][1]:g}], eps in [{w[1][0]:g}, {w[1][1]:g}]"
+                for w in wants))
     if len(cert.root) == 8:  # every 0 < eta1 <= eta1_scale sqrt(d) and every eta2 >= eta2_min
         u_max = file_constants.get("thm2.eta1_scale", Fraction(1))
         if not (cert.root[4] <= 0 and cert.root[6] <= 0 and Fraction(cert.root[5]) >= u_max

@@ -104,6 +104,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
     if args.output is None:
         raise cli_args.UsageError("certify needs --output FILE (the certificate)")
     require_flint()
+    import math
     import sys
 
     from ..certify import box_journal, boxes, certificate, large_d, statements
@@ -112,10 +113,12 @@ def cmd_certify(args: argparse.Namespace) -> int:
     if args.group in large_d.GROUPS:  # every d >= --d LO by the lemma: one evaluation
         return _certify_lemma(args, large_d)
     tail = statements.axes(args.group)[1] == "tau"  # eps from 0: the limit eps -> 0 included
+    top = 1 if len(statements.axes(args.group)) == 4 else math.nextafter(1, 0)  # 4-D: eps = 1
+    # closes the range (the statements' eps < 1 as a limit, as u = 0 and v = 0 are)
     if not (args.d[0] < args.d[1] and (0 == args.eps[0] if tail else 0 < args.eps[0])
-            and args.eps[0] < args.eps[1] < 1):
+            and args.eps[0] < args.eps[1] <= top):
         raise ValueError("need --d LO HI with LO < HI and --eps LO HI with 0 < LO < HI < 1 "
-                         "(LO = 0 for the -tail groups)")
+                         "(LO = 0 for the -tail groups; HI = 1 for the 4-D groups)")
     if args.d[0] < statements.D_MIN[args.group]:
         raise ValueError(f"{args.group} is claimed for d >= {statements.D_MIN[args.group]}: "
                          f"--d starts at {args.d[0]:g}")
@@ -171,15 +174,18 @@ def cmd_certify(args: argparse.Namespace) -> int:
 
 def cmd_recheck(args: argparse.Namespace) -> int:
     """Re-verify a certificate leaf by leaf and check that its leaves tile the box; say what it
-    proves and compare that with the registered check's box and the constants file.  With
-    ``--independent`` the leaves are judged by ``verify.checker`` (its own derivation, no code
-    of the engine) instead of re-running the engine."""
+    proves (the independent checker's statement, from the root, the axes and the constants,
+    never the file's text) and compare that with the registered check and the constants file.
+    The engine's recheck then re-judges every leaf, and the stored enclosures are compared with
+    the checker's own values at each leaf's centre.  With ``--independent`` the checker judges
+    the leaves instead, in its own process (:func:`_recheck_independent`)."""
+    if args.independent:
+        return _recheck_independent(args)
     from ..engine.certified import require_flint
 
     require_flint()
     from ..certify.certificate import recheck
-    from ..certify import statements
-    from ..certify.outcomes import binding, registered_box
+    from ..certify.registered import registration
     from ..checker import recheck as checker
 
     try:
@@ -189,52 +195,76 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     if not isinstance(data, dict) or not str(data.get("format", "")).startswith("verify-certificate/"):
         raise ValueError(f"{args.certificate} is not a verify certificate (no \"format\": "
                          "\"verify-certificate/N\")")
-    out = console()
-    if str(data.get("group", "")).startswith(("prop2-", "prop3-")):  # the cube of ratios
-        return _recheck_cube(data, args, out)
     try:
         cert = checker.read(data)
     except checker.NotACertificate as exc:
-        if args.independent:
-            raise ValueError(f"{args.certificate}: {exc}") from None
-        cert, mismatches = None, [f"cannot state the claim: {exc}"]
-        if data.get("group") in statements.AXES:  # a group the checker has no margins for yet
-            claim, notes, mismatches = binding(data, constants_mod.values(constants_mod.load()))
-            out.print(f"claim: {claim}", soft_wrap=True)
-            for note in [*notes, f"verify/checker has no margins for {data['group']}: the "
-                         "engine re-judges every leaf (--independent is not available)"]:
-                out.print(f"note: {note}", soft_wrap=True)
-    if cert is not None:
-        binding = checker.bind(cert, registered_box(cert.group),
-                               constants_mod.values(constants_mod.load()))
-        out.print(f"claim: {binding.claim}", soft_wrap=True)
-        for note in binding.notes:
-            out.print(f"note: {note}", soft_wrap=True)
-        mismatches = binding.mismatches
-    for text in mismatches:
+        raise ValueError(f"{args.certificate}: {exc}") from None
+    out = console()
+    binding = checker.bind(cert, registration(cert.group), constants_mod.values(constants_mod.load()))
+    out.print(f"claim: {binding.claim}", soft_wrap=True)
+    for note in binding.notes:
+        out.print(f"note: {note}", soft_wrap=True)
+    for text in binding.mismatches:
         out.print(("differs (--any-box): " if args.any_box else "MISMATCH: ") + text, soft_wrap=True)
-    if mismatches and not args.any_box and not (cert and checker.volume_zero(cert.root)):
+    if binding.mismatches and not args.any_box and not checker.volume_zero(cert.root):
         out.print("not rechecked: the file is not the registered claim (--any-box rechecks the "
                   "file's own claim)", soft_wrap=True)
         return 1
-    if args.independent:
-        verdict = checker.check(cert, args.workers)
-        problems, done = verdict.problems, f"independent checker, {verdict.summary()}"
-    else:
-        if data.get("group") in ("thm2-large-d", "cor1-large-d"):  # the lemma, every d >= d0
-            from ..certify.large_d import recheck as recheck_lemma
+    if str(data.get("group", "")).startswith(("prop2-", "prop3-")):  # the cube of ratios
+        return _recheck_cube(data, args, out, cert)
+    if data.get("group") in ("thm2-large-d", "cor1-large-d"):  # the lemma, every d >= d0
+        from ..certify.large_d import recheck as recheck_lemma
 
-            result = recheck_lemma(data)
-        else:
-            result = recheck(data, args.workers)
-        problems, done = list(result.problems), f"{result.leaves} leaves re-verified"
-        for note in result.notes:
-            out.print(f"note: {note}", soft_wrap=True)
+        result = recheck_lemma(data)
+    else:
+        result = recheck(data, args.workers)
+    problems = list(result.problems)
+    if not problems and data.get("group") not in ("thm2-large-d", "cor1-large-d"):
+        problems = checker.agreement(cert)  # the stored enclosures against the checker's values
+    for note in result.notes:
+        out.print(f"note: {note}", soft_wrap=True)
     for problem in problems:
         out.print(f"REJECTED: {problem}", soft_wrap=True)
     if not problems:
-        out.print(f"certificate holds ({done}), the box is covered", soft_wrap=True)
+        out.print(f"certificate holds ({result.leaves} leaves re-verified, the stored enclosures "
+                  "agree with the independent checker's values at their centres), the box is "
+                  "covered", soft_wrap=True)
     return 0 if not problems else 1
+
+
+def _recheck_independent(args: argparse.Namespace) -> int:
+    """The independent checker in its own process (verify/checker/process.py), started with
+    isolated imports and handed the file, the registered claim and the constants file's values
+    as plain data: nothing of the engine is imported here or there.  Its lines are printed as
+    they come; its exit code is the command's."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from ..certify.registered import registration
+    from ..checker.process import command
+
+    try:
+        data = json.loads(Path(args.certificate).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read certificate {args.certificate}: {exc}") from None
+    group = data.get("group") if isinstance(data, dict) else None
+    request = {"certificate": str(Path(args.certificate).resolve()),
+               "registered": registration(str(group)),
+               "constants": {k: str(v) for k, v in constants_mod.values(constants_mod.load()).items()},
+               "any_box": args.any_box, "workers": args.workers}
+    out = console()
+    with tempfile.TemporaryFile("w+") as errors, subprocess.Popen(
+            command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors,
+            text=True) as child:
+        child.stdin.write(json.dumps(request))
+        child.stdin.close()
+        for line in child.stdout:
+            out.print(line.rstrip("\n"), soft_wrap=True, markup=False, highlight=False)
+        child.wait()
+        errors.seek(0)
+        print(errors.read(), end="", file=sys.stderr)
+    return child.returncode
 
 
 def _certify_lemma(args: argparse.Namespace, large_d) -> int:
@@ -260,22 +290,22 @@ def _certify_lemma(args: argparse.Namespace, large_d) -> int:
     return 0 if ok else 1
 
 
-def _recheck_cube(data: dict, args: argparse.Namespace, out) -> int:
-    """The engine's recheck of a cube certificate (Propositions 2, 3): verify/checker has no
-    margins for these groups, so --independent is refused rather than quietly replaced."""
-    if args.independent:
-        raise ValueError(f"{args.certificate}: verify/checker has no margins for the cube group "
-                         f"{data.get('group')} (drop --independent for the engine's recheck)")
+def _recheck_cube(data: dict, args: argparse.Namespace, out, cert) -> int:
+    """The engine's recheck of a cube certificate (Propositions 2, 3), then the stored margins of
+    Proposition 3's leaves against the independent checker's values at their centres and
+    corners (verify/checker/cube.py)."""
     from ..certify.cube_certificate import recheck as recheck_cube
+    from ..checker import cube as checker_cube
 
     result = recheck_cube(data, args.workers)
+    problems = list(result.problems) or checker_cube.agreement(cert)
     for note in result.notes:
         out.print(f"note: {note}", soft_wrap=True)
-    for problem in result.problems:
+    for problem in problems:
         out.print(f"REJECTED: {problem}", soft_wrap=True)
-    if result.ok:
+    if not problems:
         out.print(f"certificate holds: {result.leaves} leaves re-verified, the box is covered")
-    return 0 if result.ok else 1
+    return 0 if not problems else 1
 
 
 def cmd_certify_cube(args: argparse.Namespace) -> int:

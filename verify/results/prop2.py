@@ -261,7 +261,8 @@ def _cone_cases(profile: Profile, constants: Constants, options: Mapping) -> lis
     ds = options.get("d") or CONE_D[profile or Profile.QUICK]
     profile = profile or Profile.QUICK
     return [Case(f"d={int(d)}", {"d": int(d), "boxes": CONE_BOXES[profile],
-                                 "certificate": profile is not Profile.QUICK})
+                                 "certificate": profile is not Profile.QUICK,
+                                 **({"from_root": True} if options.get("from_root") else {})})
             for d in ds if 3 <= int(d) <= 5]
 
 

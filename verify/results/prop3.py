@@ -233,7 +233,8 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
 def _cube_cases(grid: Mapping) -> Callable:
     def cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
         ds = options.get("d") or grid[profile]
-        return [Case(f"d={int(d)}", {"d": int(d), "boxes": CUBE_BOXES[profile]})
+        return [Case(f"d={int(d)}", {"d": int(d), "boxes": CUBE_BOXES[profile],
+                                     **({"from_root": True} if options.get("from_root") else {})})
                 for d in ds if 3 <= int(d) <= 5]
 
     return cases

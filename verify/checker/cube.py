@@ -1,0 +1,211 @@
+"""The cube and cone certificates of Propositions 2 and 3 (prop3-cube-dD, prop3-sharp-dD,
+prop2-cone-dD; proofs/checker.md, section 15): read and bound to the registered claim (written
+from the kind, the d of the axes and the constants, never the file's text), and Proposition 3's
+stored margins compared with the checker's own values at points (the stratified moments, the
+floors).  It does not judge the leaves over their boxes yet: :func:`check` refuses them.
+"""
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from itertools import product
+from typing import Mapping
+
+from flint import acb, arb, arb_mat, ctx
+
+from . import recheck
+
+CUBE = re.compile(r"(prop3-cube|prop3-sharp|prop2-cone)-d([345])")
+KINDS = {  # kind -> (the claim id a leaf stores, the constant it is measured against)
+    "prop3-cube": ("prop3.all_attention", "prop3.c2"),
+    "prop3-sharp": ("prop3.sharp", None),
+    "prop2-cone": ("prop2.all_parameters", "prop2.c1"),
+}
+
+
+def axes(kind: str, d: int) -> tuple[str, ...]:
+    return (("s",) if kind == "prop2-cone" else ()) + tuple(f"r{k}" for k in range(2, d + 1))
+
+
+def root(kind: str, d: int) -> tuple[float, ...]:
+    return ((0.0, float(d)) if kind == "prop2-cone" else ()) + (0.0, 1.0) * (d - 1)
+
+
+def read(data: dict) -> recheck.Certificate:
+    """The certificate's parts; NotACertificate (one line, exit 2) when malformed."""
+    found = CUBE.fullmatch(str(data.get("group")))
+    if found is None:
+        raise recheck.NotACertificate(f"not a cube group: {data.get('group')!r}")
+    kind, d = found.group(1), int(found.group(2))
+    claim, key = KINDS[kind]
+    try:
+        constants = {k: Fraction(v) for k, v in data["constants"].items()}
+        if key is not None and key not in constants:
+            raise recheck.NotACertificate(f"constants missing: {key}")
+        if tuple(data["axes"]) != axes(kind, d):
+            raise recheck.NotACertificate(f"axes {data['axes']} are not {list(axes(kind, d))} "
+                                          f"(d = {d})")
+        box = tuple(float.fromhex(x) for x in data["root"])
+        leaves = [{"box": tuple(float.fromhex(x) for x in leaf["box"]),
+                   "status": leaf.get("status"),
+                   "margins": {claim: tuple(float.fromhex(x) for x in leaf["margins"][claim])}}
+                  for leaf in data["leaves"]]
+    except recheck.NotACertificate:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        raise recheck.NotACertificate(f"malformed certificate: {exc!r}") from None
+    if not all(math.isfinite(x) for b in [box, *(leaf["box"] for leaf in leaves)] for x in b) \
+            or any(len(leaf["box"]) != len(box) for leaf in leaves) or len(box) != 2 * (d - 1) \
+            + 2 * (kind == "prop2-cone"):
+        raise recheck.NotACertificate("box ends are not finite numbers, two per axis")
+    return recheck.Certificate(data["group"], axes(kind, d), constants, box, kind, leaves)
+
+
+def statement(kind: str, d: int, k: Mapping[str, Fraction]) -> str:
+    """The claim in words, from the kind, d and the constants alone."""
+    if kind == "prop3-cube":
+        return (f"d = {d}: for every attention alpha in R^{d} some target s has inf_beta "
+                f"L_s(alpha, beta) >= {k['prop3.c2']}")
+    if kind == "prop3-sharp":
+        return (f"d = {d}: for every attention alpha in R^{d}, max_s inf_beta L_s(alpha, beta) "
+                f">= F(0) = 1/2 - (d-2)/(2(d-1) ln(d-1)), equality only at alpha = 0")
+    return (f"d = {d}: for every output beta~ and every attention alpha in R^{d}, "
+            f"L_s(alpha, beta~) >= {k['prop2.c1']} for s = argmin beta~")
+
+
+def bind(cert: recheck.Certificate, registered: Mapping | None,
+         file_constants: Mapping[str, Fraction]) -> recheck.Binding:
+    """The claim and its differences from the registered d and the constants file."""
+    kind, d = cert.method, len([a for a in cert.axes if a != "s"]) + 1
+    key = KINDS[kind][1]
+    claim = f"{cert.group}: {statement(kind, d, cert.constants)}"
+    mismatches, notes = [], []
+    mine, theirs = (cert.constants[key], file_constants.get(key, "absent")) if key else (0, 0)
+    if mine != theirs:  # a larger lower bound than the file's implies the file's claim
+        above = isinstance(theirs, Fraction) and mine > theirs
+        claim += f"; {key} = {mine} (file: {theirs})"
+        (notes if above else mismatches).append(
+            f"constant {key} = {mine} is {'above' if above else 'not'} the constants file's "
+            f"{theirs}" + (" (the bound it proves implies the file's)" if above else ""))
+    want = (registered or {}).get("d") if isinstance(registered, Mapping) else None
+    if want != d:
+        mismatches.append(f"no registered check of {kind} at d = {d}")
+    if cert.root != root(kind, d):
+        mismatches.append(f"the root is not the whole cube of successive ratios at d = {d}")
+    notes += [f"constant {k} differs from the file but the claim does not read it"
+              for k in sorted(cert.constants) if k != key and cert.constants[k] != file_constants.get(k)]
+    return recheck.Binding(claim, notes, mismatches)
+
+
+def check(cert: recheck.Certificate) -> recheck.Verdict:
+    """Not judged here yet: refused (exit 2), never passed (proofs/checker.md, section 15)."""
+    raise recheck.NotACertificate(f"the independent checker does not judge the leaves of "
+                                  f"{cert.group} yet (drop --independent for the engine's recheck)")
+
+
+# -- values at a point of the cube (section 15): the stratified moments, the floors ----------------
+CUT = 64  # [0, CUT] integrated; [CUT, inf) bounded by the word law (section 15)
+
+
+def _entry(f, p: arb) -> arb:
+    """int_0^inf f dt, f <= (1 + t) e^-t E[m^2] <= (1 + t) e^-t 2/p^2 (S >= 1 on a stratum)."""
+    return acb.integral(lambda t, _: f(t), 0, CUT, rel_tol=2.0**-60).real \
+        + arb(0).union(2 * (CUT + 1) * arb(-CUT).exp() / (p * p))
+
+
+def moments_at(d: int, r: list[arb]) -> tuple[list[list[arb]], list[list[arb]]]:
+    """(M = E[gamma gamma^T], [m_s = E[gamma 1{s in the word}]]) at a point r, by the heaviest
+    symbol h of the word (section 15): w_j = r_(h+1) .. r_j, x_j = e^(-t w_j), A = 1 - q z,
+    z = sum_(j >= h) x_j/d, A' = A + q x_h/d (no h); "without s" sets x_s = 0."""
+    p = arb(1) / (d - 1)
+    q = 1 - p
+    M = [[arb(0)] * d for _ in range(d)]
+    m = [[arb(0)] * d for _ in range(d)]
+    for h in range(d):
+        w = {h: arb(1)}
+        for j in range(h + 1, d):
+            w[j] = w[j - 1] * r[j - 1]
+
+        def parts(t, no=None):
+            x = {j: (-t * w[j]).exp() if j != no else acb(0) for j in w}
+            a = 1 - q * sum(x.values()) / d
+            return x, a, a + q * x[h] / d
+
+        def first(i, no=None):
+            def f(t):
+                x, a, b = parts(t, no)
+                return w[i] * x[i] * p / d * (a ** -2 - (b ** -2 if i != h else 0))
+            return _entry(f, p)
+
+        def second(i, j):
+            def f(t):
+                x, a, b = parts(t)
+                both = x[i] * x[j] * 2 * p * q / d ** 2 * (a ** -3 - (b ** -3 if h not in (i, j) else 0))
+                return t * w[i] * w[j] * (both + (x[i] * p / d * (a ** -2 - (b ** -2 if i != h else 0))
+                                                   if i == j else 0))
+            return _entry(f, p)
+
+        for i, j in product(w, w):
+            M[i][j] += second(i, j) if j >= i else 0
+            M[j][i] = M[i][j] if j >= i else M[j][i]
+        mean = {i: first(i) for i in w}
+        for s in w:  # words of stratum h hold s when s = h, else all but those without s
+            for i in w:
+                m[s][i] += mean[i] - (first(i, no=s) if s != h and i != s else 0)
+    return M, m
+
+
+def floors_at(d: int, r: list[arb]) -> list[arb]:
+    """F_s = inf_beta L_s = 1 - 2 m_s' M^-1 m_s at a point r for every target s (L_s = 1/2 b'Mb
+    - 2 b'm_s + 1; M >= (p/d) I, the words of length 1, so the solve is regular)."""
+    M, m = moments_at(d, r)
+    out = []
+    for s in range(d):
+        y = arb_mat(M).solve(arb_mat([[x] for x in m[s]]))
+        out.append(1 - 2 * sum((m[s][i] * y[i, 0] for i in range(d)), arb(0)))
+    return out
+
+
+def agreement(cert: recheck.Certificate) -> list[str]:
+    """The first Proposition 3 leaf whose stored [lo, hi] disagrees with the checker's max_s F_s
+    - bound (lo at most its value at the centre and corners, hi at least its value at the
+    centre); cones and the sharp leaves at alpha = 0 (a derivative's sign) are not compared."""
+    kind, d = cert.method, len(cert.axes) + 1
+    claim = KINDS[kind][0]
+    if kind == "prop2-cone":
+        return []
+    old, ctx.prec = ctx.prec, recheck.BITS
+    try:
+        return _agreement(cert, kind, d, claim)
+    finally:
+        ctx.prec = old
+
+
+def _agreement(cert: recheck.Certificate, kind: str, d: int, claim: str) -> list[str]:
+    bound = (arb(1) / 2 - arb(d - 2) / (2 * (d - 1) * arb(d - 1).log()) if kind == "prop3-sharp"
+             else arb(cert.constants["prop3.c2"].numerator) / cert.constants["prop3.c2"].denominator)
+    seen: dict[tuple, arb] = {}  # max_s F_s at the points met so far (leaves share corners)
+
+    def top(pt: tuple) -> arb:
+        if pt not in seen:
+            fs = floors_at(d, [arb(x) for x in pt])
+            seen[pt] = arb(max((f.lower() for f in fs), key=float)).union(
+                arb(max((f.upper() for f in fs), key=float)))
+        return seen[pt]
+
+    for index, leaf in enumerate(cert.leaves):
+        lo, hi = leaf["margins"][claim]
+        box = leaf["box"]
+        if not math.isfinite(hi):
+            continue
+        sides = [(box[2 * k], box[2 * k + 1]) for k in range(d - 1)]
+        points = [("centre", tuple((a + b) / 2 for a, b in sides))] + \
+            [("corner", c) for c in product(*sides)]
+        for where, pt in points:
+            value = top(pt) - bound
+            if not (lo <= value.upper() and (where != "centre" or value.lower() <= hi)):
+                return [f"leaf {index}, {claim}: the stored margin [{lo:.12g}, {hi:.12g}] is not "
+                        f"consistent with the checker's value {float(value.mid()):.12g} +- "
+                        f"{float(value.rad()):.2g} at the {where} {list(pt)}"]
+    return []
