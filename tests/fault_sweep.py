@@ -90,6 +90,8 @@ def main(argv: list[str]) -> int:
         return 0
     from faults import FAULTS
 
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True,
+                            text=True).stdout.strip() or "unknown"
     keep = Path(argv[argv.index("--keep") + 1]) if "--keep" in argv else None
     done = json.loads(keep.read_text()) if keep and keep.exists() else {}
     rows = []
@@ -101,8 +103,6 @@ def main(argv: list[str]) -> int:
         print(f"{fault.name}: {', '.join(sorted(red)) or 'none'}", flush=True)
         rows.append(row(fault, red))
     if "--write" in argv:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True,
-                                text=True).stdout.strip() or "unknown"
         DOC.write_text(HEAD.replace("{commit}", commit) + "\n".join(rows) + "\n")
     return 0
 
