@@ -65,7 +65,7 @@ def red_checks(name: str) -> dict[str, list[str]]:
 
 def sweep(fault) -> dict[str, list[str]]:
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, PYTHONPATH=str(HERE))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent), str(HERE)]))  # this tree's verify
         if fault.where.startswith("engine/symbolic.py"):
             env["VERIFY_CACHE_DIR"] = cache
         out = subprocess.run([sys.executable, __file__, "--child", fault.name], env=env,
