@@ -74,6 +74,7 @@ def build(records: Mapping, profile: str, seeds: int, settings: Mapping,
     if tuning is not None:
         out["tuning"] = {"seeds": list(protocol.TUNING_SEEDS), "exponents": list(protocol.EXPONENTS),
                          "free": {p: list(k) for p, k in protocol.FREE.items()},
+                         "cap": protocol.CAP, "counts": protocol.extremes(tuning),
                          "tasks": {t: dict(plans) for t, plans in tuning.items()}}
     return out
 
