@@ -97,6 +97,13 @@ def chosen_of(tuning: Mapping) -> dict:
             for task, plans in tuning.items()}
 
 
+def test_words(task: str, profile: str) -> int:
+    """The test words of a task's runs (even pairs: every string of length 1..max_len,
+    2^(max_len+1) - 2, the same for every seed)."""
+    cfg = settings(task, profile)
+    return 2 ** (int(cfg["max_len"]) + 1) - 2 if task == "even_pairs" else int(cfg["test"])
+
+
 def study_runs(tasks: Sequence[str], plans: Sequence[str], profile: str, seeds: Sequence[int],
                map_seeds: Sequence[int], chosen: Mapping) -> tuple[dict, dict]:
     """Table 1's runs (seeds at the configured scale) and the init map's (``map_seeds`` at each
@@ -114,13 +121,17 @@ def study_runs(tasks: Sequence[str], plans: Sequence[str], profile: str, seeds: 
 def run_study(tasks: Sequence[str], plans: Sequence[str], profile: str, seeds: Sequence[int],
               map_seeds: Sequence[int], chosen: Mapping, executor: Executor | None = None,
               journal: Journal | None = None, progress: Progress = None) -> tuple[dict, dict]:
-    """The records of :func:`study_runs`' runs, in the same shape."""
+    """The records of :func:`study_runs`' runs, in the same shape, each with the number of test
+    words its accuracy is a fraction of (``test_words``: the exact bounds on error rates)."""
     table, maps = study_runs(tasks, plans, profile, seeds, map_seeds, chosen)
     every = [r for t in table.values() for rs in t.values() for r in rs]
     every += [r for m in maps.values() for t in m.values() for rs in t.values() for r in rs]
     records = run_all(every, profile, executor, journal, progress)
 
+    words = {t: test_words(t, profile) for t in tasks}
+
     def fill(runs):
-        return {t: {p: [records[r] for r in rs] for p, rs in by_plan.items()} for t, by_plan in runs.items()}
+        return {t: {p: [{**records[r], "test_words": words[t]} for r in rs] for p, rs in by_plan.items()}
+                for t, by_plan in runs.items()}
 
     return fill(table), {std: fill(m) for std, m in maps.items()}
