@@ -196,3 +196,23 @@ def test_planned_power_does_not_read_the_observed_spread():
         scipy.stats.nct.sf(scipy.stats.t.ppf(0.95, 9), 9, math.sqrt(10)), rel=1e-12)
     # mutation: the observed-SD power says 1 when every seed ties, the planned one does not
     assert statistics.power([1.0] * 10) == 1.0 and statistics.planned_power(10) < 0.95
+
+
+def test_table_states_each_plan_s_exact_error_bounds():
+    from verify.experiments import table
+
+    run = lambda acc: {"test": acc, "train_loss": 0.1, "diverged": False, "test_words": 64}
+    recs = {"occurrence": {"joint": [run(1.0), run(62 / 64)]}, "slr": {"joint": [run(0.4)] * 2}}
+    cells = table.cells(recs)
+    bounds = cells["occurrence"]["joint"]["error_rate"]
+    assert (bounds["errors"], bounds["words"]) == (2, 128)
+    assert bounds["upper"] == statistics.error_bounds(2, 128)[1]
+    assert bounds["per_seed_upper_max"] == statistics.error_bounds(2, 64)[1]
+    assert "error_rate" not in cells["slr"]["joint"]  # a test loss has no error rate
+    cfg = {"init_std": 0.1, "d": 8, "train": 320, "test": 64, "steps": 300}
+    text = table.to_markdown(table.build(recs, "quick", 2, {"occurrence": cfg, "slr": cfg}))
+    assert "| joint GD | 2/128 ≤ 0.048 (seed ≤ 0.095) |" in text
+    # mutation: records that do not say their test words get no bound, and no section
+    for r in recs["occurrence"]["joint"]:
+        del r["test_words"]
+    assert "Clopper" not in table.to_markdown(table.build(recs, "quick", 2, {"occurrence": cfg, "slr": cfg}))

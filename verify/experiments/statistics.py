@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.stats
@@ -134,3 +134,18 @@ def error_bounds(errors: int, words: int) -> tuple[float, float]:
 def errors_of(accuracy: float, words: int) -> int:
     """The number of test errors behind an accuracy measured on ``words`` test words."""
     return int(round((1.0 - accuracy) * words))
+
+
+def error_rate(runs: Sequence[Mapping]) -> dict | None:
+    """Exact Clopper-Pearson bounds on a plan's test error rate, 95% per side
+    (:func:`error_bounds`): pooled over the seeds' test words (one rate assumed) and
+    the largest per-seed upper bound, over the runs that did not diverge; None without test
+    words or runs (proofs/experiments.md, Round 3, item 5)."""
+    kept = [r for r in runs if not r["diverged"]]
+    if not kept or "test_words" not in kept[0]:
+        return None
+    words = int(kept[0]["test_words"])
+    errors = [errors_of(r["test"], words) for r in kept]
+    low, high = error_bounds(sum(errors), words * len(errors))
+    return {"errors": sum(errors), "words": words * len(errors), "lower": low, "upper": high,
+            "per_seed_upper_max": max(error_bounds(e, words)[1] for e in errors)}

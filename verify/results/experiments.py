@@ -51,8 +51,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
-from ..experiments.statistics import (SIGMA, at_least, error_bounds, errors_of, lag_power,
-                                      planned_power, signed_rank)
+from ..experiments.statistics import (SIGMA, at_least, error_rate, lag_power, planned_power,
+                                      signed_rank)
 from ..experiments.thresholds import DELTA, LEVEL, TARGET
 
 CLASSIFICATION = ("occurrence", "or", "and", "even_pairs", "icl_bigram")
@@ -99,18 +99,15 @@ def lost_text(lost: int) -> str:
 
 
 def error_text(records: Mapping, task: str, plan: str) -> str:
-    """Exact Clopper-Pearson bounds on the plan's test error rate (95% per side): pooled over
-    the seeds' test words, and the largest per-seed upper bound; empty when the records do not
-    say how many test words there were (Round 3, item 5)."""
-    runs = [r for r in records[task][plan] if not r["diverged"]]
-    if not runs or "test_words" not in runs[0]:
+    """Exact Clopper-Pearson bounds on the plan's test error rate (95% per side;
+    :func:`verify.experiments.statistics.error_rate`): pooled over the seeds' test words, and the
+    largest per-seed upper bound; empty when the records do not say how many test words there
+    were (Round 3, item 5)."""
+    b = error_rate(records[task][plan])
+    if b is None:
         return ""
-    words = int(runs[0]["test_words"])
-    errors = [errors_of(r["test"], words) for r in runs]
-    low, high = error_bounds(sum(errors), words * len(errors))
-    worst = max(error_bounds(e, words)[1] for e in errors)
-    return (f", error rate {sum(errors)}/{words * len(errors)} in [{low:.2g}, {high:.2g}], "
-            f"per seed <= {worst:.2g}")
+    return (f", error rate {b['errors']}/{b['words']} in [{b['lower']:.2g}, {b['upper']:.2g}], "
+            f"per seed <= {b['per_seed_upper_max']:.2g}")
 
 
 def combine(verdicts: Sequence[bool | None]) -> bool | None:
