@@ -216,3 +216,25 @@ def test_table_states_each_plan_s_exact_error_bounds():
     for r in recs["occurrence"]["joint"]:
         del r["test_words"]
     assert "Clopper" not in table.to_markdown(table.build(recs, "quick", 2, {"occurrence": cfg, "slr": cfg}))
+
+
+# ------------------------------------------------------------------------------ mechanisms
+
+
+def test_mechanisms_measure_the_lag_against_the_step_and_the_three_phase_margins(tmp_path, capsys):
+    from verify.experiments import mechanisms
+
+    rows = mechanisms.lag_curve("even_pairs", (-2, 2), [0, 1, 2], "quick")
+    for row in rows:
+        assert all(r["D"] == r["attention"] - r["output"] for r in row["runs"])
+        d = [r["D"] for r in row["runs"]]
+        assert (row["p_lags"], row["p_leads"]) == statistics.signed_rank(d)[1:]
+    block = mechanisms.three_phase([0, 1], "quick")
+    for name, b in block.items():
+        for r in b["rows"]:
+            assert r["margin"] == pytest.approx(min(r["targets"]) - r["others_max"])
+            assert 0.0 <= r["test_one_target"] <= 1.0
+    assert mechanisms.main(["--profile", "quick", "--seeds", "2", "--measures", "three_phase",
+                            "--output", str(tmp_path)]) == 0
+    assert "margin" in (tmp_path / "mechanisms.md").read_text() and (tmp_path / "mechanisms.png").is_file()
+    assert mechanisms.main(["--measures", "nothing"]) == 2

@@ -149,3 +149,12 @@ def error_rate(runs: Sequence[Mapping]) -> dict | None:
     low, high = error_bounds(sum(errors), words * len(errors))
     return {"errors": sum(errors), "words": words * len(errors), "lower": low, "upper": high,
             "per_seed_upper_max": max(error_bounds(e, words)[1] for e in errors)}
+
+
+def first_reach(steps: Sequence[int], gaps: Sequence[float], fraction: float = 0.1) -> int:
+    """The first recorded step at which the gap has covered ``fraction`` of its largest change
+    from its initial value, |gap - gap at step 0| (the end of the run if it never moves): a
+    gap's 10% crossing (proofs/experiments.md, Round 3, items 3-4)."""
+    g = np.abs(np.asarray(gaps, dtype=np.float64) - gaps[0])
+    reach = g.max()
+    return int(steps[int(np.argmax(g >= fraction * reach))]) if reach > 0 else int(steps[-1])

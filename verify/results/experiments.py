@@ -51,8 +51,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
-from ..experiments.statistics import (SIGMA, at_least, error_rate, lag_power, planned_power,
-                                      signed_rank)
+from ..experiments.statistics import (SIGMA, at_least, error_rate, first_reach, lag_power,
+                                      planned_power, signed_rank)
 from ..experiments.thresholds import DELTA, LEVEL, TARGET
 
 CLASSIFICATION = ("occurrence", "or", "and", "even_pairs", "icl_bigram")
@@ -62,14 +62,6 @@ SIMPLE_PLANS = ("A", "O", "A1-O", "O1-A1")
 SEEDS = {Profile.QUICK: 5, Profile.DEFAULT: 10, Profile.FULL: 50}
 GRID_PROFILE = {Profile.QUICK: "quick", Profile.DEFAULT: "quick", Profile.FULL: "quick"}  # the
 # paper-size grid (with the tuning and the init map, hours of CPU) is `verify experiments`' job
-
-
-def first_reach(steps: Sequence[int], gaps: Sequence[float], fraction: float = 0.1) -> int:
-    """The first step at which the gap has covered ``fraction`` of its largest change from its
-    initial value (the end of the run if it never moves)."""
-    g = np.abs(np.asarray(gaps, dtype=np.float64) - gaps[0])
-    reach = g.max()
-    return int(steps[int(np.argmax(g >= fraction * reach))]) if reach > 0 else int(steps[-1])
 
 
 # ------------------------------------------------------------------------------ judgements
