@@ -752,7 +752,7 @@ def test_journal_fingerprint_covers_the_computing_code_only(tmp_path):
     assert set(grid.COMPUTING) | {"__init__"} >= {
         p.stem for p in (PACKAGE / "experiments").glob("*.py")} - {
         "table", "figure", "grid", "protocol", "study", "statistics", "heads", "heads_runs", "heads_population",
-        "joint_step"}
+        "joint_step", "mechanisms"}
     base = grid.fingerprint(names, root)
     engine_py = root / "engine" / "symbolic.py"
     engine_py.write_text(engine_py.read_text() + "\n# not imported by the runs\n")
