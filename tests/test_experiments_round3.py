@@ -238,3 +238,4 @@ def test_mechanisms_measure_the_lag_against_the_step_and_the_three_phase_margins
                             "--output", str(tmp_path)]) == 0
     assert "margin" in (tmp_path / "mechanisms.md").read_text() and (tmp_path / "mechanisms.png").is_file()
     assert mechanisms.main(["--measures", "nothing"]) == 2
+    assert mechanisms.main(["--lag-tasks", "parity"]) == 2

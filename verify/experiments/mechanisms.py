@@ -14,7 +14,7 @@ feeds a choice of the protocol.
   hold exactly one of the targets.
 
     python -m verify.experiments.mechanisms [--output DIR] [--seeds 10] [--measures lag,three_phase]
-        [--profile default]
+        [--lag-tasks even_pairs,slr] [--profile default]
 
 Writes mechanisms.md, mechanisms.json and mechanisms.png into DIR (default reports/experiments).
 """
@@ -186,17 +186,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--measures", default="lag,three_phase")
     parser.add_argument("--profile", choices=("quick", "default"), default=PROFILE)
+    parser.add_argument("--lag-tasks", default=",".join(LAG_EXPONENTS))
     args = parser.parse_args(argv)
     measures = [m.strip() for m in args.measures.split(",") if m.strip()]
+    lag_tasks = [t.strip() for t in args.lag_tasks.split(",") if t.strip()]
     unknown = [m for m in measures if m not in ("lag", "three_phase")]
+    unknown += [t for t in lag_tasks if t not in LAG_EXPONENTS]
     if unknown or args.seeds < 1:
-        print(f"error: unknown measures {unknown} or --seeds < 1", file=sys.stderr)
+        print(f"error: unknown measures or lag tasks {unknown}, or --seeds < 1", file=sys.stderr)
         return 2
     seeds = list(range(args.seeds))
     data: dict = {"profile": args.profile, "seeds": args.seeds}
     if "lag" in measures:
-        data["lag"] = {task: lag_curve(task, ks, seeds, args.profile)
-                       for task, ks in LAG_EXPONENTS.items()}
+        data["lag"] = {task: lag_curve(task, LAG_EXPONENTS[task], seeds, args.profile)
+                       for task in lag_tasks}
     if "three_phase" in measures:
         data["three_phase"] = three_phase(seeds, args.profile)
     out = Path(args.output)
