@@ -35,7 +35,7 @@ from .counting import words
 from .statistics import first_reach, signed_rank
 
 PROFILE = "default"
-LAG_EXPONENTS = {"even_pairs": (-2, -1, 0, 1, 2, 3), "slr": (0, 1, 2, 3, 4)}
+LAG_EXPONENTS = {"even_pairs": (-2, -1, 0, 1, 2, 3), "slr": (-4, -2, 0, 2)}
 
 
 def lag_curve(task: str, exponents: Sequence[int], seeds: Sequence[int],
