@@ -64,8 +64,8 @@ def draw(records: Mapping, path: Path, title: str) -> None:
 
 def draw_tuning(tuning: Mapping, path: Path, title: str) -> None:
     """The tuning curves (protocol step 2): one panel per task and plan, the mean final training
-    loss over the tuning seeds against the grid value (a plan with two free steps: a 5 x 5 map
-    of log10 loss, eta_1 down, eta_2 across); crosses mark points with a diverged run (not
+    loss over the tuning seeds against the grid value (a plan with two free steps: a map of
+    log10 loss over the searched rectangle, 5 x 5 or wider, eta_1 down, eta_2 across); crosses mark points with a diverged run (not
     eligible), a ring the chosen point."""
     import matplotlib
 
@@ -95,8 +95,8 @@ def draw_tuning(tuning: Mapping, path: Path, title: str) -> None:
                 ax.set_yscale("log")
                 ax.set_xlabel(keys[0], fontsize=6)
             else:
-                n = int(round(len(curve) ** 0.5))
-                img = np.log10(loss).reshape(n, n)
+                n = len({c["exponents"][1] for c in curve})  # the searched rectangle's width
+                img = np.log10(loss).reshape(-1, n)
                 ax.imshow(img, cmap="viridis", origin="upper")
                 for i, c in enumerate(curve):
                     if c["mean_loss"] is None:

@@ -33,6 +33,7 @@ LABELS = {
     "O1-A1": "O(1x)→A(1x)",
 }
 CHECKPOINTS = 100  # trajectory points kept per run, linear and log-spaced, plus phase boundaries
+DENSE = 100  # both gaps at every step 0..DENSE (round 3: a 10% crossing known to the step)
 
 
 @dataclass(frozen=True)
@@ -79,8 +80,11 @@ class Trajectory:
 
 
 def checkpoints(phases: list[Phase]) -> set[int]:
+    """Every step 0..DENSE (proofs/experiments.md, Round 3, item 2), then linear and
+    log-spaced steps and the phase boundaries."""
     total = sum(p.steps for p in phases)
-    marks = {int(round(x)) for x in np.linspace(0, total, CHECKPOINTS + 1)}
+    marks = set(range(min(DENSE, total) + 1))
+    marks |= {int(round(x)) for x in np.linspace(0, total, CHECKPOINTS + 1)}
     marks |= {int(x) for x in np.geomspace(1, max(total, 1), CHECKPOINTS // 2)}  # early steps
     boundary = 0
     for p in phases:

@@ -10,7 +10,11 @@
    before the grid it governs: two points that train to the same state differ by rounding, and
    an exact comparison let a change of float order flip a choice).  Every plan has the same
    step budget and seeds.  Test accuracy, the paper's statements and the claims' checks are
-   never inputs.  The choice is then frozen
+   never inputs.  Round 3 (amended before its runs): an axis whose chosen exponent sits at an
+   end of its searched range is extended by one half-decade beyond that end, across the other
+   axis's searched values (:func:`widen`), and the choice remade, until every chosen exponent is
+   interior, the point beyond diverged, or the axis reaches ``CAP`` (a choice there is reported
+   as at the cap).  The choice is then frozen
    (``config/chosen.toml``) and reported on seeds 0..n-1.
 3. The initialisation scale is mapped: std in ``SCALES`` on ``MAP_SEEDS``, every claim judged at
    each scale; std 0 only for the plans whose first trained layer has a gradient at zero
@@ -33,7 +37,8 @@ from typing import Any, Callable, Mapping, Sequence
 from .grid import Run
 from .plans import PLANS
 
-EXPONENTS = (-2, -1, 0, 1, 2)  # value = centre * 10^(k/2)
+EXPONENTS = (-2, -1, 0, 1, 2)  # value = centre * 10^(k/2): every axis's first searched range
+CAP = 8  # |k| <= CAP: the search reaches 10^(+-4) around the centre at most (Round 3, item 1)
 FREE = {
     "joint": ("eta_attention",),
     "A": ("eta_attention",),
@@ -51,6 +56,9 @@ CHOSEN = "chosen.toml"
 TIE = 1e-9  # relative: mean losses this close are one value (float order moves them ~1e-13)
 
 
+Ranges = tuple[tuple[int, int], ...]  # per free axis, the (lowest, highest) exponent searched
+
+
 class ProtocolError(ValueError):
     """The frozen choice is missing or disagrees with the tuning runs."""
 
@@ -60,9 +68,35 @@ def value(centre: float, k: int) -> float:
     return float(centre) * 10.0 ** (k / 2)
 
 
-def points(plan: str) -> list[tuple[int, ...]]:
-    """The grid of a plan's free steps, as exponent tuples, in grid order."""
-    return list(itertools.product(EXPONENTS, repeat=len(FREE[plan])))
+def start(plan: str) -> Ranges:
+    """The first searched range of every free axis of a plan: ``EXPONENTS``."""
+    return ((EXPONENTS[0], EXPONENTS[-1]),) * len(FREE[plan])
+
+
+def points(plan: str, ranges: Ranges | None = None) -> list[tuple[int, ...]]:
+    """The grid of a plan's free steps over ``ranges`` (default :func:`start`), as exponent
+    tuples, in grid order (lexicographic, smallest exponents first)."""
+    ranges = start(plan) if ranges is None else ranges
+    return list(itertools.product(*(range(lo, hi + 1) for lo, hi in ranges)))
+
+
+def widen(ranges: Ranges, chosen: Sequence[int] | None) -> Ranges:
+    """Round 3, item 1: every axis whose chosen exponent is an end of its searched range, one
+    half-decade beyond that end unless the end is at ``CAP``; the same ranges when every chosen
+    exponent is interior or at the cap (or nothing was eligible)."""
+    if chosen is None:
+        return ranges
+    return tuple((lo - 1 if k == lo and lo > -CAP else lo, hi + 1 if k == hi and hi < CAP else hi)
+                 for (lo, hi), k in zip(ranges, chosen))
+
+
+def status(ranges: Ranges, chosen: Sequence[int] | None) -> list[str]:
+    """Per axis: "interior" (inside its searched range), "cap" (at an end that is the cap) or
+    "end" (at an end the search has not yet widened: never in a finished search)."""
+    if chosen is None:
+        return ["none"] * len(ranges)
+    return ["interior" if lo < k < hi else "cap" if abs(k) == CAP else "end"
+            for (lo, hi), k in zip(ranges, chosen)]
 
 
 def steps(plan: str, cfg: Mapping[str, Any], exponents: Sequence[int]) -> dict[str, float]:
@@ -76,26 +110,32 @@ def overrides(plan: str, cfg: Mapping[str, Any], exponents: Sequence[int], std: 
     return {**steps(plan, cfg, exponents), "init_std": 0.0 if plan.endswith("-zero") else std}
 
 
-def tuning_runs(task: str, cfg: Mapping[str, Any], plans: Sequence[str] = PLANS) -> list[Run]:
+def tuning_runs(task: str, cfg: Mapping[str, Any], plans: Sequence[str] = PLANS,
+                ranges: Mapping[str, Ranges] | None = None) -> list[Run]:
+    """The tuning runs of the plans over their searched ranges (default: :func:`start`)."""
     std = float(cfg["init_std"])
     return [Run.of(task, plan, seed, overrides(plan, cfg, point, std))
-            for plan in plans for point in points(plan) for seed in TUNING_SEEDS]
+            for plan in plans for point in points(plan, (ranges or {}).get(plan))
+            for seed in TUNING_SEEDS]
 
 
-def curve(task: str, plan: str, cfg: Mapping[str, Any], records: Mapping[Run, dict]) -> list[dict]:
-    """The tuning curve of a plan of the grid (:func:`curve_of` over its tuning runs)."""
+def curve(task: str, plan: str, cfg: Mapping[str, Any], records: Mapping[Run, dict],
+          ranges: Ranges | None = None) -> list[dict]:
+    """The tuning curve of a plan over its searched ranges (:func:`curve_of` over its runs)."""
     std = float(cfg["init_std"])
     return curve_of(plan, cfg, lambda point: [
-        records[Run.of(task, plan, s, overrides(plan, cfg, point, std))] for s in TUNING_SEEDS])
+        records[Run.of(task, plan, s, overrides(plan, cfg, point, std))] for s in TUNING_SEEDS],
+        ranges)
 
 
 def curve_of(plan: str, cfg: Mapping[str, Any],
-             tuning_records: Callable[[tuple[int, ...]], Sequence[dict]]) -> list[dict]:
-    """The tuning curve: per grid point its step sizes, the mean final training loss over the
-    records ``tuning_records(point)`` of the tuning seeds (None when a run diverged) and the
-    number of diverged runs."""
+             tuning_records: Callable[[tuple[int, ...]], Sequence[dict]],
+             ranges: Ranges | None = None) -> list[dict]:
+    """The tuning curve: per grid point (over ``ranges``, default :func:`start`) its step
+    sizes, the mean final training loss over the records ``tuning_records(point)`` of the
+    tuning seeds (None when a run diverged) and the number of diverged runs."""
     out = []
-    for point in points(plan):
+    for point in points(plan, ranges):
         runs = tuning_records(point)
         lost = sum(bool(r["diverged"]) for r in runs)
         mean = None if lost else math.fsum(r["train_loss"] for r in runs) / len(runs)
@@ -113,6 +153,16 @@ def choose(points_curve: Sequence[dict]) -> tuple[int, ...] | None:
     least = min(row["mean_loss"] for row in eligible)
     return next(tuple(row["exponents"]) for row in eligible
                 if row["mean_loss"] <= least + TIE * abs(least))
+
+
+def extremes(tuning: Mapping) -> dict[str, int]:
+    """Counts over every chosen exponent: beyond the first five-point grid (|k| > 2), at the
+    cap, at an unwidened end (0 in a finished search), and in all."""
+    ks = [(k, st) for plans in tuning.values() for row in plans.values() if row["chosen"] is not None
+          for k, st in zip(row["chosen"], row["status"])]
+    return {"exponents": len(ks), "beyond_first_grid": sum(abs(k) > EXPONENTS[-1] for k, _ in ks),
+            "at_first_grid_end": sum(abs(k) == EXPONENTS[-1] for k, _ in ks),
+            "at_cap": sum(st == "cap" for _, st in ks), "at_searched_end": sum(st == "end" for _, st in ks)}
 
 
 def chosen_path() -> Path:

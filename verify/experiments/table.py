@@ -13,6 +13,7 @@ import numpy as np
 
 from . import protocol
 from .plans import LABELS
+from .statistics import error_rate
 from .run import TASK_LABELS, TASKS
 
 SMALL = 1e-3
@@ -40,7 +41,8 @@ def cell(s: Mapping[str, Any]) -> str:
 
 
 def cells(records: Mapping) -> dict:
-    """cells[task][plan] = {train_loss, test} summaries."""
+    """cells[task][plan] = {train_loss, test} summaries, and the exact bounds on the test error
+    rate for a classification task (:func:`error_rate`)."""
     out: dict = {}
     for task, by_plan in records.items():
         out[task] = {}
@@ -48,6 +50,9 @@ def cells(records: Mapping) -> dict:
             lost = [r["diverged"] for r in runs]
             out[task][plan] = {"train_loss": summary([r["train_loss"] for r in runs], lost),
                                "test": summary([r["test"] for r in runs], lost)}
+            bounds = error_rate(runs) if TASKS[task].metric == "accuracy" else None
+            if bounds is not None:
+                out[task][plan]["error_rate"] = bounds
     return out
 
 
@@ -74,6 +79,7 @@ def build(records: Mapping, profile: str, seeds: int, settings: Mapping,
     if tuning is not None:
         out["tuning"] = {"seeds": list(protocol.TUNING_SEEDS), "exponents": list(protocol.EXPONENTS),
                          "free": {p: list(k) for p, k in protocol.FREE.items()},
+                         "cap": protocol.CAP, "counts": protocol.extremes(tuning),
                          "tasks": {t: dict(plans) for t, plans in tuning.items()}}
     return out
 
@@ -83,13 +89,22 @@ def to_json(table: Mapping[str, Any]) -> str:
                       default=lambda x: None if isinstance(x, float) and not math.isfinite(x) else x) + "\n"
 
 
+def error_cell(bounds: Mapping[str, Any]) -> str:
+    """'k/n ≤ upper (seed ≤ u)': pooled errors and the exact upper bounds, 95% one-sided."""
+    return (f"{bounds['errors']}/{bounds['words']} ≤ {bounds['upper']:.2g} "
+            f"(seed ≤ {bounds['per_seed_upper_max']:.2g})")
+
+
 def _grid(table: Mapping, by_task: Mapping, key: str) -> list[str]:
-    tasks = list(by_task)
+    tasks = [t for t in by_task if key != "error_rate" or any(
+        "error_rate" in c for c in by_task[t].values())]
     plans = list(dict.fromkeys(p for t in tasks for p in by_task[t]))
+    show = error_cell if key == "error_rate" else cell
     lines = ["| plan | " + " | ".join(TASK_LABELS[t] for t in tasks) + " |",
              "|---|" + "---|" * len(tasks)]
     for plan in plans:
-        row = [cell(by_task[t][plan][key]) if plan in by_task[t] else "not run" for t in tasks]
+        row = [show(by_task[t][plan][key]) if key in by_task[t].get(plan, {}) else "not run"
+               for t in tasks]
         lines.append(f"| {LABELS[plan]} | " + " | ".join(row) + " |")
     return lines
 
@@ -99,7 +114,8 @@ def _steps(table: Mapping) -> list[str]:
     if not tasks:
         return []
     lines = ["## Step sizes chosen by the protocol", "",
-             "Each plan's free steps, chosen on centre × 10^(k/2), k = −2..2, by its own mean final "
+             "Each plan's free steps, chosen on centre × 10^(k/2), k = −2..2 first, each axis "
+             "widened past a chosen end up to |k| = 8 (Round 3), by its own mean final "
              "training loss over the held-out seeds 50-54 (proofs/experiments.md, \"Protocol\"); "
              "the exponent k in brackets. Output phases of several steps use the curvature step "
              "eta_O of the settings.", "",
@@ -127,6 +143,11 @@ def to_markdown(table: Mapping[str, Any]) -> str:
              "by `verify experiments`; settings, chosen steps and tuning curves in table1.json.", ""]
     for key, title in (("train_loss", "Train loss"), ("test", "Test accuracy (test loss for SLR)")):
         lines += [f"## {title}", "", *_grid(table, by_task, key), ""]
+    if any("error_rate" in c for v in by_task.values() for c in v.values()):
+        lines += ["## Test error rate: exact Clopper-Pearson upper bounds (95% one-sided)", "",
+                  "Errors over all seeds' test words ≤ the pooled bound (one rate assumed; even "
+                  "pairs tests the same 2,046 strings in every seed), and the largest per-seed "
+                  "bound.", "", *_grid(table, by_task, "error_rate"), ""]
     lines += _steps(table)
     if "init_map" in table:
         lines += [f"## Initialisation map: test accuracy (test loss for SLR), {table['init_map']['seeds']} seeds",

@@ -17,24 +17,30 @@ profile, 5, 10 or 50 seeds):
 
 Tests (ours; level 5%, one-sided; the levels live in :mod:`verify.experiments.thresholds`):
 
-* a mean "at least c" is tested with an *indifference zone* [c - DELTA, c): Student-t 95%
-  bounds on the mean over seeds (paired over seeds for a difference of plans, which share data
-  and initialisation); pass when the lower bound is >= c - DELTA (the data reject "mean
-  <= c - DELTA" at 5%), fail when the upper bound is < c - DELTA (they reject "mean >= c - DELTA",
-  hence "mean >= c"), else undecided.  A mean inside the zone may pass: the verdict does not tell
-  c - DELTA from c.  Each such row states its power, the chance that a plan whose mean is exactly
-  c passes: 1 - F(t_{0.95, n-1}) for the noncentral t with n - 1 degrees of freedom and
-  noncentrality DELTA sqrt(n) / s, s the observed standard deviation (1 when s = 0);
+* a mean "at least c" is tested with an *indifference zone* [c - DELTA, c): Student-t bounds
+  on the mean over seeds, each one-sided 95% (paired over seeds for a difference of plans,
+  which share data and initialisation); pass when the lower bound is >= c - DELTA (the data
+  reject "mean <= c - DELTA" at 5%), fail when the upper bound is < c - DELTA (they reject
+  "mean >= c - DELTA", hence "mean >= c"), else undecided.  A mean inside the zone may pass:
+  the verdict does not tell c - DELTA from c.  Each such row states its power, fixed before the
+  runs (proofs/experiments.md, Round 3, item 6): the chance that a plan whose mean is exactly c
+  passes when the per-seed standard deviation is SIGMA = DELTA: 1 - F(t_{0.95, n-1}) for the
+  noncentral t with n - 1 degrees of freedom and noncentrality DELTA sqrt(n) / SIGMA;
+* each row of a plan that is claimed to learn states exact Clopper-Pearson bounds on its test
+  error rate, 95% per side: pooled over the seeds' test words, and the largest per-seed upper
+  bound (Round 3, item 5);
 * "does not match": a plan fails to match on a task when the upper bound of its paired
   difference to joint GD is < -DELTA;
 * a diverged run (non-finite, or train loss above ``DIVERGED``) is counted and shown apart,
   never averaged: the bounds are over the other seeds (pairs: the seeds where neither run
   diverged), and a claim that a plan learns (joint accuracy, three-phase) is not passed while
   any of its runs diverged (its verdict is then at most undecided);
-* lag: per seed, the first checkpoint at which a gap has covered 10% of its largest change
-  (ours: "the attention gap stays near 0 while the output gap grows");
-  one-sided sign test over the seeds without a tie (exact binomial, p < 0.05 for "output first" passes; p < 0.05
-  for "attention first" fails).  With n seeds the smallest p is 2^-n: n >= 5 seeds are needed.
+* lag (Round 3, items 3-4): per seed, the first recorded step at which a gap has covered 10% of
+  its largest change from step 0 (every step of the first 100 is recorded); D = attention
+  crossing - output crossing; the Wilcoxon signed-rank statistic with Pratt's zeros and its
+  exact null (:func:`verify.experiments.statistics.signed_rank`): pass ("the attention lags")
+  when p(greater) < 0.05, fail when p(less) < 0.05 (the attention leads), else undecided; its
+  power is stated at differences N(0.5, 1) (:func:`verify.experiments.statistics.lag_power`).
 """
 from __future__ import annotations
 
@@ -45,7 +51,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
-from ..experiments.statistics import at_least, power, sign_test
+from ..experiments.statistics import (SIGMA, at_least, error_rate, first_reach, lag_power,
+                                      planned_power, signed_rank)
 from ..experiments.thresholds import DELTA, LEVEL, TARGET
 
 CLASSIFICATION = ("occurrence", "or", "and", "even_pairs", "icl_bigram")
@@ -55,14 +62,6 @@ SIMPLE_PLANS = ("A", "O", "A1-O", "O1-A1")
 SEEDS = {Profile.QUICK: 5, Profile.DEFAULT: 10, Profile.FULL: 50}
 GRID_PROFILE = {Profile.QUICK: "quick", Profile.DEFAULT: "quick", Profile.FULL: "quick"}  # the
 # paper-size grid (with the tuning and the init map, hours of CPU) is `verify experiments`' job
-
-
-def first_reach(steps: Sequence[int], gaps: Sequence[float], fraction: float = 0.1) -> int:
-    """The first step at which the gap has covered ``fraction`` of its largest change from its
-    initial value (the end of the run if it never moves)."""
-    g = np.abs(np.asarray(gaps, dtype=np.float64) - gaps[0])
-    reach = g.max()
-    return int(steps[int(np.argmax(g >= fraction * reach))]) if reach > 0 else int(steps[-1])
 
 
 # ------------------------------------------------------------------------------ judgements
@@ -91,6 +90,18 @@ def lost_text(lost: int) -> str:
     return f", {lost} diverged (apart)" if lost else ""
 
 
+def error_text(records: Mapping, task: str, plan: str) -> str:
+    """Exact Clopper-Pearson bounds on the plan's test error rate (95% per side;
+    :func:`verify.experiments.statistics.error_rate`): pooled over the seeds' test words, and the
+    largest per-seed upper bound; empty when the records do not say how many test words there
+    were (Round 3, item 5)."""
+    b = error_rate(records[task][plan])
+    if b is None:
+        return ""
+    return (f", error rate {b['errors']}/{b['words']} in [{b['lower']:.2g}, {b['upper']:.2g}], "
+            f"per seed <= {b['per_seed_upper_max']:.2g}")
+
+
 def combine(verdicts: Sequence[bool | None]) -> bool | None:
     if any(v is False for v in verdicts):
         return False
@@ -104,13 +115,15 @@ def judge_joint(records: Mapping, label: str) -> Outcome:
         v, mean, lower, upper = at_least(accs, TARGET)
         verdicts.append(capped(v, lost))
         values[f"{task}.mean"], values[f"{task}.lower"] = mean, lower
-        values[f"{task}.power"], values[f"{task}.diverged"] = power(accs), lost
+        values[f"{task}.power"], values[f"{task}.diverged"] = planned_power(len(accs)), lost
         parts.append(f"{task} {mean:.3f} [{lower:.3f}, {upper:.3f}] (power "
-                     f"{values[f'{task}.power']:.2f}{lost_text(lost)})")
+                     f"{values[f'{task}.power']:.2f}{lost_text(lost)}{error_text(records, task, 'joint')})")
     margin = min(values[f"{t}.lower"] for t in CLASSIFICATION) - (TARGET - DELTA)
     return Outcome(label, combine(verdicts), margin, Evidence.STATISTICAL,
-                   f"joint GD test accuracy, mean [95% t bounds] (pass: lower >= {TARGET - DELTA:g};"
-                   f" fail: upper < {TARGET - DELTA:g}; power: P(pass) at mean {TARGET:g}): "
+                   f"joint GD test accuracy, mean [t bounds, 95% per side] (pass: lower >= "
+                   f"{TARGET - DELTA:g}; fail: upper < {TARGET - DELTA:g}; power: P(pass) at mean "
+                   f"{TARGET:g} and per-seed SD {SIGMA:g}, fixed in advance; error rate: "
+                   f"Clopper-Pearson, 95% per side): "
                    + "; ".join(parts),
                    margin_kind="difference", values=values)
 
@@ -125,11 +138,14 @@ def judge_three_phase(records: Mapping, label: str,
             verdicts.append(capped(v, lost))
             values[f"{task}.{plan}.diff"], values[f"{task}.{plan}.lower"] = mean, lower
             parts.append(f"{task}/{plan} {mean:+.3f} [{lower:+.3f}, {upper:+.3f}] (power "
-                         f"{power(diffs):.2f}{lost_text(lost)})")
+                         f"{planned_power(len(diffs)):.2f}{lost_text(lost)}"
+                         f"{error_text(records, task, plan)})")
     margin = min(v for k, v in values.items() if k.endswith(".lower")) + DELTA
     return Outcome(label, combine(verdicts), margin, Evidence.STATISTICAL,
-                   f"three-phase minus joint GD accuracy, paired (pass: lower >= {-DELTA:g}; fail: "
-                   f"upper < {-DELTA:g}; power: P(pass) at difference 0): " + "; ".join(parts),
+                   f"three-phase minus joint GD accuracy, paired [t bounds, 95% per side] (pass: "
+                   f"lower >= {-DELTA:g}; fail: upper < {-DELTA:g}; power: P(pass) at difference 0 "
+                   f"and per-seed SD {SIGMA:g}, fixed in advance; the plan's error rate: "
+                   f"Clopper-Pearson, 95% per side): " + "; ".join(parts),
                    margin_kind="difference", values=values)
 
 
@@ -159,22 +175,35 @@ def judge_simple(records: Mapping, label: str) -> Outcome:
                    margin_kind="difference", values=values)
 
 
+def crossings(record: Mapping) -> tuple[int, int]:
+    """(output crossing, attention crossing): the first recorded steps at which each gap has
+    covered 10% of its largest change (:func:`first_reach`)."""
+    t = record["trajectory"]
+    return first_reach(t["step"], t["output_gap"]), first_reach(t["step"], t["attention_gap"])
+
+
 def judge_lag(records: Mapping, label: str, tasks: Sequence[str] | None = None) -> Outcome:
+    """The attention lags (proofs/experiments.md, Round 3, items 3-4): per seed D = attention
+    crossing - output crossing, Wilcoxon signed-rank with Pratt's zeros and its exact null."""
     verdicts, values, parts = [], {}, []
     for task in tasks or list(records):
-        lead = lag = 0
-        for r in (r for r in records[task]["joint"] if not r["diverged"]):
-            t = r["trajectory"]
-            out, att = first_reach(t["step"], t["output_gap"]), first_reach(t["step"], t["attention_gap"])
-            lead, lag = lead + (out < att), lag + (att < out)
-        n = lead + lag  # ties (both at the same checkpoint) carry no sign
-        p_out, p_att = (sign_test(lead, n), sign_test(lag, n)) if n else (1.0, 1.0)
-        verdicts.append(True if p_out < LEVEL else False if p_att < LEVEL else None)
-        values[f"{task}.output_first"], values[f"{task}.p"] = f"{lead}/{n}", p_out
-        parts.append(f"{task} {lead}/{n} (p = {p_out:.3g})")
+        pairs = [crossings(r) for r in records[task]["joint"] if not r["diverged"]]
+        d = [att - out for out, att in pairs]
+        stat, p_lag, p_lead = signed_rank(d)
+        verdicts.append(True if p_lag < LEVEL else False if p_lead < LEVEL else None)
+        lags, zeros = sum(x > 0 for x in d), sum(x == 0 for x in d)
+        values[f"{task}.output_first"], values[f"{task}.p"] = f"{lags}/{len(d)}", p_lag
+        values[f"{task}.p_lead"], values[f"{task}.statistic"] = p_lead, stat
+        median = float(np.median(d)) if d else math.nan
+        parts.append(f"{task} {lags}/{len(d)} lag, {zeros} equal, median D {median:+g}, "
+                     f"R+ = {stat:g}, p(lags) = {p_lag:.3g}, p(leads) = {p_lead:.3g} "
+                     f"(power {lag_power(len(d)):.2f})")
     margin = LEVEL - max(v for k, v in values.items() if k.endswith(".p"))
     return Outcome(label, combine(verdicts), margin, Evidence.STATISTICAL,
-                   "seeds where the output gap reaches 10% of its change first: " + "; ".join(parts),
+                   "D = attention minus output 10%-crossing step per seed (joint GD); Wilcoxon "
+                   "signed-rank, Pratt's zeros, exact null, one-sided 5% each way (pass: p(lags) "
+                   "< 0.05; FAIL: p(leads) < 0.05; power at D ~ N(0.5, 1), fixed in advance): "
+                   + "; ".join(parts),
                    margin_kind="difference", values=values)
 
 
@@ -263,7 +292,9 @@ CHECKS = (
           "classification tasks", Evidence.STATISTICAL, _cases, _judge_with(judge_simple),
           reconstructed=True),
     Check("experiments.attention_lags", "Sections 4-6 (Figure 3)",
-          "under joint GD the output gap moves before the attention gap, on every task",
+          "under joint GD the attention gap's 10% crossing comes later than the output gap's "
+          "(per-seed differences of the crossing steps, Wilcoxon signed-rank with Pratt's zeros "
+          "and its exact null, one-sided 5%), on every task",
           Evidence.STATISTICAL, _per_task(ALL_TASKS), _judge_task(judge_lag), reconstructed=True),
 )
 
