@@ -206,8 +206,9 @@ def claims_markdown(records, profile: str, seeds: int, maps=None, map_seeds: int
     verdict = VERDICT
     lines = [f"# The claims of Section 5 ({profile} grid)", "",
              "The tests of `verify check experiments` (`verify/results/experiments.py`: Student-t "
-             "bounds over seeds with an indifference zone and its power, paired differences, exact "
-             "sign tests; level 5%), run on the records of `verify experiments` under the protocol "
+             "bounds over seeds with an indifference zone and its power at an SD fixed in advance, paired "
+             "differences, a Wilcoxon signed-rank lag test with Pratt's zeros and its exact null, "
+             "exact Clopper-Pearson bounds on error rates; level 5%), run on the records of `verify experiments` under the protocol "
              "(proofs/experiments.md): the init map at each scale, and Table 1's seeds; evidence "
              "statistical, reconstructed claims. At std 0, A and A(1x)→O are not run (their "
              "gradient vanishes at zero), so the simple-plans claim is judged on O and "
