@@ -1,0 +1,55 @@
+"""Proposition 3 for every d >= 6 (proofs/prop3.md, 'Every d: the low-attention target'): the
+check passes with the constant the argument gives, and turns red under a raised constant or a
+broken link."""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from verify.checks import Case
+from verify.results import prop3_every_d as every
+
+CASE = Case("all d >= 6", {})
+CONSTANTS = {"prop3.c2": Fraction(1, 10), "prop3.c2_every_d": Fraction(1, 20000)}
+
+
+def test_the_argument_proves_a_positive_floor_for_every_d_from_6_and_reports_it():
+    out = every.judge_every_d(CASE, CONSTANTS)
+    assert out.passed is True, out.detail
+    assert 6e-5 < out.values["bound_from_6"] < 7e-5
+    assert 0.0137 < out.values["bound_from_10"] < out.values["bound_from_20"] < 1 / 10
+    assert "not reached" in out.detail  # c2 = 1/10 is beyond this route
+
+
+def test_a_raised_constant_turns_it_red():
+    out = every.judge_every_d(CASE, {**CONSTANTS, "prop3.c2_every_d": Fraction(1, 10000)})
+    assert out.passed is False
+
+
+def test_a_broken_link_turns_it_red(monkeypatch):
+    """The three-point residual without its factor 4 is not what the normal equations give."""
+    monkeypatch.setattr(every, "three_point_residual",
+                        lambda c, p0, p1, p2: 1 / (1 / p0 + (1 + c) ** 2 / p1 + (1 + 2 * c) ** 2 / p2))
+    assert every.link_three_points() is False
+    assert every.judge_every_d(CASE, CONSTANTS).passed is False
+
+
+def test_a_band_bound_above_the_minimum_is_refused(monkeypatch):
+    """A8 proves each band's rational by root counting: a float proposal raised by 1/100 fails."""
+    rho, lam = Fraction(5, 6), Fraction(1, 200)
+    phi, ok = every.band_bound(rho, lam)
+    assert ok and phi > 0
+    real_min = np.min
+    monkeypatch.setattr(every.np, "min", lambda a: real_min(a) + 0.01)
+    assert every.band_bound(rho, lam)[1] is False
+
+
+def test_the_three_point_residual_is_the_least_squares_distance():
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        pi, c = rng.uniform(0.1, 1, 3), rng.uniform(0.01, 5)
+        g = np.array([0, c / (1 + c), 2 * c / (1 + 2 * c)])
+        A = np.stack([np.ones(3), g], 1) * np.sqrt(pi)[:, None]
+        y = np.array([0.0, 1.0, 1.0]) * np.sqrt(pi)
+        sol = np.linalg.lstsq(A, y, rcond=None)[0]
+        assert np.sum((A @ sol - y) ** 2) == pytest.approx(every.three_point_residual(c, *pi), rel=1e-9)
