@@ -1,4 +1,4 @@
-"""Proposition 3 for every d >= 6 (proofs/prop3.md, 'Every d: the low-attention target'): the
+"""Proposition 3 for every d >= 5 (proofs/prop3.md, 'Every d: the low-attention target'): the
 check passes with the constant the argument gives, and turns red under a raised constant or a
 broken link."""
 from fractions import Fraction
@@ -9,20 +9,20 @@ import pytest
 from verify.checks import Case
 from verify.results import prop3_every_d as every
 
-CASE = Case("all d >= 6", {})
-CONSTANTS = {"prop3.c2": Fraction(1, 10), "prop3.c2_every_d": Fraction(1, 20000)}
+CASE = Case("all d >= 5", {})
+CONSTANTS = {"prop3.c2": Fraction(1, 10), "prop3.c2_every_d": Fraction(1, 100)}
 
 
-def test_the_argument_proves_a_positive_floor_for_every_d_from_6_and_reports_it():
+def test_the_argument_proves_a_positive_floor_for_every_d_from_5_and_reports_it():
     out = every.judge_every_d(CASE, CONSTANTS)
     assert out.passed is True, out.detail
-    assert 6e-5 < out.values["bound_from_6"] < 7e-5
-    assert 0.0137 < out.values["bound_from_10"] < out.values["bound_from_20"] < 1 / 10
+    assert 0.0136 < out.values["bound_at_5"] < out.values["bound_at_6"] < out.values["bound_at_9"] < 1 / 10
+    assert 0.0137 < out.values["bound_from_10"] < 1 / 10
     assert "not reached" in out.detail  # c2 = 1/10 is beyond this route
 
 
 def test_a_raised_constant_turns_it_red():
-    out = every.judge_every_d(CASE, {**CONSTANTS, "prop3.c2_every_d": Fraction(1, 10000)})
+    out = every.judge_every_d(CASE, {**CONSTANTS, "prop3.c2_every_d": Fraction(1, 50)})
     assert out.passed is False
 
 
@@ -36,12 +36,12 @@ def test_a_broken_link_turns_it_red(monkeypatch):
 
 def test_a_band_bound_above_the_minimum_is_refused(monkeypatch):
     """A8 proves each band's rational by root counting: a float proposal raised by 1/100 fails."""
-    rho, lam = Fraction(5, 6), Fraction(1, 200)
-    phi, ok = every.band_bound(rho, lam)
+    rho, lam = Fraction(5, 6), Fraction(1, 10)
+    phi, ok = every.band_bound(rho, rho * rho / 2, lam)
     assert ok and phi > 0
     real_min = np.min
     monkeypatch.setattr(every.np, "min", lambda a: real_min(a) + 0.01)
-    assert every.band_bound(rho, lam)[1] is False
+    assert every.band_bound(rho, rho * rho / 2, lam)[1] is False
 
 
 def test_the_three_point_residual_is_the_least_squares_distance():

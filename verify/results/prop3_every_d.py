@@ -1,4 +1,4 @@
-"""Proposition 3 for every d >= 6, with the constant the argument gives (A.4 reconstructed).
+"""Proposition 3 for every d >= 5, with the constant the argument gives (A.4 reconstructed).
 
 The text of A.4 is lost.  This is the argument proofs/prop3.md ("Every d: the low-attention
 target", steps A1-A9) writes out, built from Lemma A.5 (in its first-moment form) and A.6's
@@ -23,7 +23,8 @@ A7  P(y = -1, |w| >= N) = (1/2)(1 - 2/d)^(N-1), and (1 - 2/d)^(nu d) increases i
 A8  per band N (n >= (N/D) d): the bracket's minimum over u in [0, 1] at r1 = rho_N, r2 =
     rho_N^2/2 is >= phi_N, a rational proved by exact root counting.
 A9  summation by parts over the nested bands: inf_beta L_s >= 2 (sum_N (1/2)(1 - 2/D)^N
-    (phi_N - phi_(N-1)) - lam/D) for every d >= D, an exact rational.
+    (phi_N - phi_(N-1)) - lam/D) for every d >= D, an exact rational.  At one d (d = 5..9) the
+    bands are n >= N themselves, with r1, r2 exact at n = N and the tails (1/2)(1 - 2/d)^(N-1).
 """
 from __future__ import annotations
 
@@ -37,9 +38,10 @@ import sympy as sp
 
 from ..checks import Case, Constants, Evidence, Outcome
 
-FROM_D = 6  # the range d >= FROM_D that the check proves (the argument gives nothing at d = 5)
-REPORTED_FROM = (6, 10, 20)  # the starting points whose bounds the detail reports
-BANDS_PER_D = 6  # bands n >= (N/D) d for N = 1 .. BANDS_PER_D * D
+FROM_D = 10  # A9 over bands proves every d >= FROM_D at once
+AT_D = (5, 6, 7, 8, 9)  # and A9 at one d proves each of these (the argument gives nothing at d = 3)
+REPORTED_FROM = (10,)  # the starting points whose bounds the detail reports (d >= 20: proofs/prop3.md)
+BANDS_PER_D = 6  # bands n >= (N/D) d for N = 1 .. BANDS_PER_D * D; at one d, n >= N for N <= 3d
 LAMBDAS = tuple(Fraction(k, 200) for k in range(1, 61))  # the Lagrange weights tried (A5)
 GRID = 4001  # float grid in u that proposes each band's rational lower bound (A8 proves it)
 
@@ -82,7 +84,7 @@ def link_factorisation() -> bool:
 def link_conditional_law() -> bool:
     """A3: C(n+k, k) p q^(n+k-1) d^-(n+k) = p q^(n-1) d^-n C(n+k, k) (q/d)^k (SymPy), and the
     sum of rho over the words with background z and k s's is that, enumerated exactly at
-    d = 3, 4 (n <= 3, k <= 2)."""
+    d = 3 (n <= 3) and d = 4 (n <= 2), k <= 2."""
     from ..engine.distribution import WordDistribution
 
     p = 1 / (_d - 1)
@@ -90,10 +92,10 @@ def link_conditional_law() -> bool:
     lhs = sp.binomial(_n + _k, _k) * p * q ** (_n + _k - 1) / _d ** (_n + _k)
     rhs = p * q ** (_n - 1) / _d ** _n * sp.binomial(_n + _k, _k) * (q / _d) ** _k
     proved = sp.simplify(lhs / rhs) == 1
-    for d in (3, 4):
+    for d, longest in ((3, 3), (4, 2)):
         dist = WordDistribution(d)
         qd = (1 - Fraction(1, d - 1)) / d
-        for n in range(1, 4):
+        for n in range(1, longest + 1):
             for z in itertools.product(range(1, d), repeat=n):
                 for k in range(3):
                     words = [w for w in itertools.product(range(d), repeat=n + k)
@@ -118,15 +120,14 @@ def link_three_points() -> bool:
     gram = sp.Matrix([[p0 + p1 + p2, p1 * g1 + p2 * g2], [p1 * g1 + p2 * g2, p1 * g1**2 + p2 * g2**2]])
     det = sp.simplify(gram.det() - (p0 * p1 * g1**2 + p0 * p2 * g2**2 + p1 * p2 * (g1 - g2) ** 2)) == 0
     in_u = {_c: _u / (1 - _u)}
-    h = sp.simplify(three_point_residual(_c, 1, _r1, _r2).subs(in_u)
-                    - (bracket(_u, _r1, _r2, 0)))
+    h = sp.simplify(three_point_residual(_c, 1, _r1, _r2).subs(in_u) - bracket(_u, _r1, _r2, 0))
     g2u = sp.simplify(g2.subs(in_u) - 2 * _u / (1 + _u))
     return residual and det and h == 0 and g2u == 0
 
 
 def link_monotone() -> bool:
     """A6: d/dr1 and d/dr2 of the bracket equal sums of non-negative terms (0 <= u <= 1,
-    r > 0); r2 - r1^2/2 = (n+1) t^2/2 >= 0 for r1 = (n+1)t, r2 = C(n+2, 2) t^2; at n = nu d,
+    r > 0); r1 and r2 increase in n (by t and (n+2) t^2); r2 - r1^2/2 = (n+1) t^2/2 >= 0 for r1 = (n+1)t, r2 = C(n+2, 2) t^2; at n = nu d,
     r1 - nu (d-2)/(d-1) = (d-2)/(d(d-1)) >= 0 (and r1 grows with n); nu (d-2)/(d-1) has
     derivative nu/(d-1)^2 > 0."""
     den = (1 - _u) ** 2 + 4 / _r1 + (1 + _u) ** 2 / _r2
@@ -136,11 +137,13 @@ def link_monotone() -> bool:
                                        + _lam * 2 * _u / (1 + _u))) == 0
     r1, r2 = (_n + 1) * _t, sp.binomial(_n + 2, 2) * _t**2
     square = sp.simplify(sp.expand_func(r2) - r1**2 / 2 - (_n + 1) * _t**2 / 2) == 0
+    in_n = (sp.simplify(r1.subs(_n, _n + 1) - r1 - _t) == 0
+            and sp.simplify(sp.expand_func(r2.subs(_n, _n + 1) - r2) - (_n + 2) * _t**2) == 0)
     nu = sp.Symbol("nu", positive=True)
     t = (1 - 1 / (_d - 1)) / _d
     at_band = sp.simplify(((nu * _d + 1) * t) - nu * (_d - 2) / (_d - 1) - (_d - 2) / (_d * (_d - 1))) == 0
     grows = sp.simplify(sp.diff(nu * (_d - 2) / (_d - 1), _d) - nu / (_d - 1) ** 2) == 0
-    return d1 and d2 and square and at_band and grows
+    return d1 and d2 and square and in_n and at_band and grows
 
 
 def link_tails() -> bool:
@@ -161,19 +164,18 @@ def link_tails() -> bool:
     return bool(telescopes and psi_ok and chain)
 
 
-def band_bound(rho: Fraction, lam: Fraction) -> tuple[Fraction, bool]:
-    """A8: (phi, proved): a rational phi <= min over u in [0, 1] of the bracket at r1 = rho,
-    r2 = rho^2/2, proposed from a float grid and proved by counting the real roots of the
-    numerator of bracket - phi on [0, 1] (none, positive at u = 0; the denominators are
-    positive there).  phi = 0 needs no proof (the bracket is >= 0)."""
+def band_bound(r1: Fraction, r2: Fraction, lam: Fraction) -> tuple[Fraction, bool]:
+    """A8: (phi, proved): a rational phi <= min over u in [0, 1] of the bracket at (r1, r2),
+    proposed from a float grid and proved by counting the real roots of the numerator of
+    bracket - phi on [0, 1] (none, positive at u = 0; the denominators are positive there).
+    phi = 0 needs no proof (the bracket is >= 0)."""
     us = np.linspace(0.0, 1.0, GRID)
-    r, lm = float(rho), float(lam)
-    low = float(np.min(bracket(us, r, r * r / 2, lm)))
+    low = float(np.min(bracket(us, float(r1), float(r2), float(lam))))
     phi = max(Fraction(int(low * 1e6) - 2, 10**6), Fraction(0))
     if phi == 0:
         return phi, True
-    num, den = sp.fraction(sp.together(bracket(_u, sp.Rational(rho), sp.Rational(rho) ** 2 / 2,
-                                               sp.Rational(lam)) - sp.Rational(phi)))
+    num, den = sp.fraction(sp.together(bracket(_u, sp.Rational(r1), sp.Rational(r2), sp.Rational(lam))
+                                       - sp.Rational(phi)))
     poly = sp.Poly(sp.expand(num), _u)
     sign_den = sp.Poly(sp.expand(den), _u)
     ok = (poly.count_roots(0, 1) == 0 and sign_den.count_roots(0, 1) == 0
@@ -181,41 +183,64 @@ def band_bound(rho: Fraction, lam: Fraction) -> tuple[Fraction, bool]:
     return phi, bool(ok)
 
 
-@lru_cache(maxsize=16)
-def bound_from(D: int, lam: Fraction) -> tuple[Fraction, bool]:
-    """A9: (the bound on max_s inf_beta L_s valid for every d >= D, every band proved)."""
-    phis, proved = [], True
-    for N in range(1, BANDS_PER_D * D + 1):
-        phi, ok = band_bound(Fraction(N, D) * Fraction(D - 2, D - 1), lam)
-        phis.append(phi)
-        proved &= ok
-    for i in range(len(phis) - 2, -1, -1):  # nondecreasing lower bounds (summation by parts)
+def summed(phis: list[Fraction], tails: list[Fraction], lam: Fraction, d: int) -> Fraction:
+    """A9: 2 (sum_N tail_N (phi_N - phi_(N-1)) - lam/d), the phi made non-decreasing first
+    (each replaced by the smallest later one: still a lower bound, and summation by parts
+    needs them non-decreasing)."""
+    phis = list(phis)
+    for i in range(len(phis) - 2, -1, -1):
         phis[i] = min(phis[i], phis[i + 1])
-    base, total, prev = Fraction(D - 2, D), Fraction(0), Fraction(0)
-    for N, phi in enumerate(phis, start=1):
-        total += base**N / 2 * (phi - prev)
+    total, prev = Fraction(0), Fraction(0)
+    for tail, phi in zip(tails, phis):
+        total += tail * (phi - prev)
         prev = phi
-    return 2 * (total - lam / D), proved
+    return 2 * (total - lam / d)
 
 
-def float_bound(D: int, lam: float) -> float:
+def band_rates(D: int) -> list[tuple[Fraction, Fraction, Fraction]]:
+    """(r1, r2, tail) lower bounds on the bands n >= (N/D) d, valid for every d >= D (A6, A7)."""
+    out = []
+    for N in range(1, BANDS_PER_D * D + 1):
+        rho = Fraction(N, D) * Fraction(D - 2, D - 1)
+        out.append((rho, rho * rho / 2, Fraction(D - 2, D) ** N / 2))
+    return out
+
+
+def point_rates(d: int) -> list[tuple[Fraction, Fraction, Fraction]]:
+    """(r1, r2, tail) at n = N exactly, for one d: r1 = (N+1) t, r2 = C(N+2, 2) t^2 with
+    t = q/d, and P(y = -1, |w| >= N) = (1/2)(1 - 2/d)^(N-1) (A3, A7)."""
+    t = (1 - Fraction(1, d - 1)) / d
+    return [((N + 1) * t, comb(N + 2, 2) * t * t, Fraction(d - 2, d) ** (N - 1) / 2)
+            for N in range(1, 3 * d + 1)]
+
+
+@lru_cache(maxsize=32)
+def proved_bound(key: tuple[str, int], lam: Fraction) -> tuple[Fraction, bool]:
+    """A8-A9 for ("from", D) (every d >= D) or ("at", d) (that d): (bound, every band proved)."""
+    kind, d = key
+    rates = band_rates(d) if kind == "from" else point_rates(d)
+    found = [band_bound(r1, r2, lam) for r1, r2, _ in rates]
+    return summed([phi for phi, _ in found], [tail for *_, tail in rates], lam, d), all(ok for _, ok in found)
+
+
+def float_bound(key: tuple[str, int], lam: float) -> float:
     """A9 in float64 (chooses lam; the chosen one is then evaluated exactly)."""
+    kind, d = key
     us = np.linspace(0.0, 1.0, GRID)
-    phis = [float(np.min(bracket(us, r, r * r / 2, lam)))
-            for r in (N / D * (D - 2) / (D - 1) for N in range(1, BANDS_PER_D * D + 1))]
+    rates = band_rates(d) if kind == "from" else point_rates(d)
+    phis = [float(np.min(bracket(us, float(r1), float(r2), lam))) for r1, r2, _ in rates]
     phis = list(np.minimum.accumulate(phis[::-1])[::-1])
     total, prev = 0.0, 0.0
-    for N, phi in enumerate(phis, start=1):
-        total += ((D - 2) / D) ** N / 2 * (phi - prev)
+    for (*_, tail), phi in zip(rates, phis):
+        total += float(tail) * (phi - prev)
         prev = phi
-    return 2 * (total - lam / D)
+    return 2 * (total - lam / d)
 
 
-def best_bound(D: int) -> tuple[Fraction, Fraction, bool]:
-    """(bound, lam, proved) for every d >= D: lam chosen among LAMBDAS in float64, the bound
-    then evaluated exactly."""
-    lam = max(LAMBDAS, key=lambda x: float_bound(D, float(x)))
-    bound, proved = bound_from(D, lam)
+def best_bound(key: tuple[str, int]) -> tuple[Fraction, Fraction, bool]:
+    """(bound, lam, proved): lam chosen among LAMBDAS in float64, the bound then exact."""
+    lam = max(LAMBDAS, key=lambda x: float_bound(key, float(x)))
+    bound, proved = proved_bound(key, lam)
     return bound, lam, proved
 
 
@@ -225,21 +250,23 @@ LINKS = (("A1 low attention", link_low_attention), ("A2 factorisation", link_fac
 
 
 def judge_every_d(case: Case, constants: Constants) -> Outcome:
-    """prop3.every_d: every link of A1-A9 proved and the bound at d = FROM_D (valid for every
-    d >= FROM_D) >= prop3.c2_every_d; the detail also compares it with prop3.c2."""
+    """prop3.every_d: every link of A1-A9 proved, and the bounds at d = 5..9 and over every
+    d >= FROM_D all >= prop3.c2_every_d; the detail also compares them with prop3.c2."""
     c_weak, c2 = constants["prop3.c2_every_d"], constants["prop3.c2"]
     links = [(name, bool(fn())) for name, fn in LINKS]
-    bounds = {D: best_bound(D) for D in REPORTED_FROM}
-    bound, lam, bands_ok = bounds[FROM_D]
+    keys = [("at", d) for d in AT_D] + [("from", D) for D in REPORTED_FROM]
+    bounds = {key: best_bound(key) for key in keys}
+    needed = [("at", d) for d in AT_D] + [("from", FROM_D)]
+    worst = min(bounds[key][0] for key in needed)
     proved = all(ok for _, ok in links) and all(b[2] for b in bounds.values())
-    holds = bound >= c_weak
     text = "; ".join(f"{name}: {ok}" for name, ok in links)
-    reach = ", ".join(f"d >= {D}: {float(b):.6g} (lambda = {lm})" for D, (b, lm, _) in bounds.items())
+    words = {"at": "d = ", "from": "d >= "}
+    reach = ", ".join(f"{words[k]}{d}: {float(b):.6g} (lambda = {lm})" for (k, d), (b, lm, _) in bounds.items())
     detail = (f"{text}; A8 every band's minimum proved by root counting: "
               f"{all(b[2] for b in bounds.values())}; A9 max_s inf_beta L_s >= {reach} (exact "
-              f"rationals); for every d >= {FROM_D}: {float(bound):.6g} vs prop3.c2_every_d = "
+              f"rationals); for every d >= {AT_D[0]}: {float(worst):.6g} vs prop3.c2_every_d = "
               f"{c_weak}; vs prop3.c2 = {c2}: "
               f"{'reached' if max(b[0] for b in bounds.values()) >= c2 else 'not reached'} "
               f"(the route's own limit, proofs/prop3.md)")
-    return Outcome(case.label, bool(proved and holds), float(bound / c_weak), Evidence.SYMBOLIC,
-                   detail, values={f"bound_from_{D}": float(b[0]) for D, b in bounds.items()})
+    return Outcome(case.label, bool(proved and worst >= c_weak), float(worst / c_weak), Evidence.SYMBOLIC,
+                   detail, values={f"bound_{k}_{d}": float(b[0]) for (k, d), b in bounds.items()})
