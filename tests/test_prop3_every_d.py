@@ -53,3 +53,30 @@ def test_the_three_point_residual_is_the_least_squares_distance():
         y = np.array([0.0, 1.0, 1.0]) * np.sqrt(pi)
         sol = np.linalg.lstsq(A, y, rcond=None)[0]
         assert np.sum((A @ sol - y) ** 2) == pytest.approx(every.three_point_residual(c, *pi), rel=1e-9)
+
+
+def test_steps_a2_to_a4_hold_word_by_word_at_random_parameters():
+    """On each background z (d = 4, s = 0, n <= 4), the loss of any output b over the words with
+    k <= 2 s's is at least rho(z) h(u_z) (A2-A4), at random attention and output."""
+    import itertools
+    from math import comb
+
+    d, rng = 4, np.random.default_rng(7)
+    q = 1 - 1 / (d - 1)
+    for _ in range(5):
+        alpha, b = rng.normal(0, 2, d), rng.normal(0, 3, d)
+        for n in range(1, 5):
+            t = q / d
+            r1, r2 = (n + 1) * t, comb(n + 2, 2) * t * t
+            for z in itertools.product(range(1, d), repeat=n):
+                counts = np.bincount(z, minlength=d).astype(float)
+                U = float(np.sum(counts * np.exp(alpha)))
+                c = np.exp(alpha[0]) / U
+                u = c / (1 + c)
+                loss = 0.0
+                for k in range(3):
+                    cnt = counts.copy()
+                    cnt[0] = k
+                    gamma = cnt * np.exp(alpha) / np.sum(cnt * np.exp(alpha))
+                    loss += comb(n + k, k) * t**k * (b @ gamma - (k >= 1)) ** 2  # in units of rho(z)
+                assert loss >= every.bracket(u, r1, r2, 0.0) - 1e-12
