@@ -304,6 +304,8 @@ MUTATIONS: dict[str, Mutation] = {
     "prop2.floor": Mutation("c1 = 10", {"prop2.c1": "10"}, params=SMALL_PROP2),
     "prop3.uniform": Mutation("c2 = 1", {"prop3.c2": "1"}),
     "prop3.uniform_symbolic": Mutation("c2 = 1/5 (above 1/2 - 1/(4 ln 2))", {"prop3.c2": "1/5"}),
+    "prop3.every_d": Mutation("c2_every_d = 1/50 (above the bound 0.0136 at d = 5)",
+                              {"prop3.c2_every_d": "1/50"}),
     "prop3.floor": Mutation("c2 = 10", {"prop3.c2": "10"}, params={"budget": 4}),
     "prop3.certified_floor": Mutation("c2 = 10", {"prop3.c2": "10"}, params={"budget": 4}),
     "prop2.certified_value": Mutation("c1 = 10", {"prop2.c1": "10"}, params=SMALL_PROP2),

@@ -36,6 +36,7 @@ CHECKS = (
     "prop2.certified_value",
     "prop3.uniform",
     "prop3.uniform_symbolic",
+    "prop3.every_d",
     "prop3.floor",
     "prop3.all_attention",
     "prop3.sharp",
