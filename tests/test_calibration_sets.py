@@ -73,8 +73,9 @@ def test_a_certified_box_containing_calibration_cases_is_in_sample():
     assert cor1.in_sample_passed == (0, 0) and len(cor1.passed) == len(cor1.outcomes)
     inside = [o.case for o in cor1.counted if cor1.in_sample(o)]
     assert inside == [c.label for c in _check("cor1.certified_box")[1].cases(Profile.DEFAULT, constants(), {})
-                      if c.params["eps_hi"] > 1e-6]  # eps <= 1e-6 holds none of cor1.C's cases
-    assert "1 of its 2 ranges hold cor1.C's calibration cases" in evidence_phrase(cor1)
+                      if 1e-6 < c.params["eps_hi"] <= 0.99]  # the tail (eps <= 1e-6) and the top
+    # range (eps >= 0.99) hold none of cor1.C's cases
+    assert "1 of its 3 ranges hold cor1.C's calibration cases" in evidence_phrase(cor1)
     assert _report("prop1.certified_box", Profile.DEFAULT).status == "pass"  # no measured constant
     assert thm2.box_calibration({"d_lo": 3, "d_hi": 1e9}) == (3, 8)
     assert thm2.box_calibration({"d_lo": 8.5, "d_hi": 1e9}) is None
