@@ -40,7 +40,7 @@ EVIDENCE_DEFINITIONS: Mapping[Evidence, str] = {
                       "(only the quadrature's tail bound is proven; the detail says which kind "
                       "of error each value carries)",
     Evidence.STATISTICAL: "a named hypothesis test on seeded samples (an exact binomial "
-                          "Clopper-Pearson test, Student t bounds on a mean, or a sign test): the "
+                          "Clopper-Pearson test, Student t bounds on a mean, or a Wilcoxon signed-rank test): the "
                           "detail names the null, the level and the power or the effect it detects",
     Evidence.SEARCH: "a seeded search found no counterexample (the detail gives the effort)",
     Evidence.EXHIBIT: "a measured figure with no claim (tightness values, rows the statement does "
