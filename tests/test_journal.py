@@ -137,8 +137,9 @@ def test_report_only_judges_nothing_and_lists_what_is_missing(capsys, tmp_path):
     assert rows["prop3.uniform"]["status"] == "in-sample only" and rows["prop3.uniform"]["missing"] == 0
     assert rows["prop3.floor"]["status"] == "incomplete" and rows["prop3.floor"]["missing"] == 2
     # prop3.floor (2), prop3.certified_floor (2, it reads prop3.floor's found point), the
-    # symbolic uniform case (1) and the two cube certificates at d = 3 (all_attention, sharp)
-    assert data["overall"].startswith("incomplete: 7 cases of 5 checks were not run")
+    # symbolic uniform case (1), the two cube certificates at d = 3 (all_attention, sharp) and
+    # the reconstructed A.4 for every d >= 5 (prop3.every_d, 1)
+    assert data["overall"].startswith("incomplete: 8 cases of 6 checks were not run")
     assert "incomplete (2 not run)" in (tmp_path / "r.md").read_text()
 
 
