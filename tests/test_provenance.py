@@ -104,8 +104,9 @@ def test_reports_carry_provenance_and_keep_timings_apart(capsys, tmp_path):
 
 def test_same_run_gives_the_same_bytes(capsys, tmp_path):
     outputs = []
-    for n in (1, 2):
-        md, js = tmp_path / f"{n}.md", tmp_path / f"{n}.json"
+    for n in (1, 2):  # one folder a run, the same names: the report names its figures' folder
+        (tmp_path / str(n)).mkdir()
+        md, js = tmp_path / str(n) / "r.md", tmp_path / str(n) / "r.json"
         assert run(capsys, *CHECK, "--output", str(md), "--json", str(js))[0] == 0
         data = json.loads(js.read_text())
         del data["timings"]
