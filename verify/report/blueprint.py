@@ -125,7 +125,7 @@ def condensed(graph: Mapping[str, Obligation], results: Sequence[str]) -> dict[s
                     continue
             stack.extend(graph[node].uses)
         out[result] = tuple(sorted(set(found)))
-    for node in {n for targets in out.values() for n in targets} - set(out):
+    for node in sorted({n for targets in out.values() for n in targets} - set(out)):  # not by hash
         out[node] = tuple(u for u in graph[node].uses if u in shown)
     return out
 
