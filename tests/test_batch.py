@@ -48,7 +48,7 @@ def test_target_moments_batch_rejects_bad_input():
 
 
 @pytest.mark.parametrize("preset", [None, "2"])
-def test_import_sets_one_blas_thread_unless_the_user_chose(preset):
+def test_the_command_sets_one_blas_thread_unless_the_user_chose_the_library_none(preset):
     import os
     import subprocess
     import sys
@@ -56,9 +56,13 @@ def test_import_sets_one_blas_thread_unless_the_user_chose(preset):
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     if preset:
         env["OPENBLAS_NUM_THREADS"] = preset
-    out = subprocess.run([sys.executable, "-c", "import os, verify; print(os.environ['OPENBLAS_NUM_THREADS'])"],
+    show = "import os, {}; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    out = subprocess.run([sys.executable, "-c", show.format("verify.cli")],
                          env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == (preset or "1")
+    out = subprocess.run([sys.executable, "-c", show.format("verify.engine.expectations")],
+                         env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == (preset or "None")
 
 
 def test_streams_of_a_chunk_are_the_spawned_children():

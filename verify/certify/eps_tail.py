@@ -1,4 +1,4 @@
-"""Theorem 2 and Corollary 1 for every eps in (0, 1e-6] (the stretch of issue 28;
+"""Theorem 2 and Corollary 1 for every eps in (0, 1e-6] (the stretch;
 proofs/hypothesis-range.md, section 9): boxes of (ln d, tau, u, v) with tau = 1/(1 - ln eps), so that eps = e^(1 - 1/tau)
 and eps -> 0 is tau -> 0, a limit like v -> 0.
 

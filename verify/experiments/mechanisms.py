@@ -1,5 +1,5 @@
 """Measured causes of the claim cells that disagree with the reconstructed claims
-(proofs/experiments.md, "Round 3", item 4; issue 39).  Measurements, not settings: nothing here
+(proofs/experiments.md, "Round 3", item 4).  Measurements, not settings: nothing here
 feeds a choice of the protocol.
 
 * ``lag``: joint GD's lag statistic against its attention step.  Per task (even pairs, SLR) and

@@ -1,7 +1,7 @@
 """The engine's own lemmas, as nodes of the proof ledger (no checks of their own).
 
 A certificate the independent checker accepts rests on the checker's trusted base
-(proofs/checker.md, section 9), not on these (the eps-tails too since issue 37).  A
+(proofs/checker.md, section 9), not on these (the eps-tails too).  A
 certificate only the engine judged (the cubes and cones of Propositions 2 and 3) rests on them
 as well: each is an
 argument written in proofs/ and tested against quadrature, not machine-checked, so the ledger
