@@ -36,7 +36,7 @@ def _box_dual(box=BOX):
     return Dual(X, (arb(1), arb(0)), xc, dx), Dual(Y, (arb(0), arb(1)), yc, dx)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.floats(0, 1), st.floats(0, 1))
 def test_centred_enclosure_contains_every_point_value(a, b):
     with precision(80):

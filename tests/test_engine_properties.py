@@ -12,7 +12,7 @@ from itertools import product
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verify.engine import general as G
@@ -25,8 +25,8 @@ from verify.engine.general.kernels import slice_contraction
 from verify.engine.model import attention
 from verify.engine.precision import working
 
-FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SLOW = settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=40)
+SLOW = settings(max_examples=3)
 
 logits = st.floats(-4.0, 4.0, allow_nan=False, allow_infinity=False)
 
@@ -204,3 +204,13 @@ def test_output_optimum_is_stationary_and_matches_the_floors(d, data):
     assert value == pytest.approx(G.target_floors_float(d, alpha)[s], abs=1e-12)
     step = np.array(data.draw(st.lists(st.floats(-0.1, 0.1), min_size=d, max_size=d)))
     assert G.evaluate_float(d, s, alpha, beta + step).loss >= value - 1e-13
+
+
+def test_the_registered_profile_is_derandomised_unless_asked():
+    """tests/conftest.py loads the "ci" profile: the same examples on any machine (the
+    "explore" profile, HYPOTHESIS_PROFILE=explore, draws random ones)."""
+    import os
+
+    if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "ci":
+        assert settings.default.derandomize and settings.default.deadline is None
+    assert settings.get_profile("explore").derandomize is False

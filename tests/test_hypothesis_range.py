@@ -140,7 +140,7 @@ def test_the_v_limit_is_the_saturated_plan_of_the_note():
             assert float(m.mid()) == pytest.approx(expected[claim], rel=1e-9, abs=1e-12), claim
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.floats(0.2, 30), st.floats(0, 1), st.floats(0, 1), st.floats(0, 1))
 def test_saturating_exp_encloses_its_values_and_gradient_up_to_v_0(G0, v_hi, a, b):
     """b = e^(-G/v) over a box of (G, v) with v from 0: the centred enclosure contains the value

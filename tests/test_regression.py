@@ -6,7 +6,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from verify.regression import dependencies as deps
@@ -199,7 +199,6 @@ def test_search_with_a_bracket_and_without_a_passing_value():
     assert slack_mod.search("k", Fraction(1), probe, Fraction(1), Fraction(2)).direction is None
 
 
-@settings(deadline=None)
 @given(st.fractions(min_value=-50, max_value=50, max_denominator=60),
        st.fractions(min_value=0, max_value=5, max_denominator=60))
 def test_simplest_between_is_the_smallest_denominator_in_the_interval(a, width):
