@@ -1,8 +1,8 @@
 """Certificates of a branch-and-bound run, and their independent recheck.
 
 A certificate (JSON, format 2) holds the claim group, the statement proved in words, the axes,
-the constants, the root box, the precision, the code fingerprint
-(:func:`verify.run.journal.code_fingerprint`), the enclosure method (centred or plain,
+the constants, the root box, the precision, the fingerprint of the code that judges a leaf
+(:func:`code_fingerprint`: certify/boxes.py and what it imports), the enclosure method (centred or plain,
 :mod:`verify.certify.boxes`) and every leaf: its box (floats written exactly, as ``float.hex``)
 and each claim's margin enclosure ``[lower, upper]``; nothing that depends on the machine or
 the executor (no timings), so the same run writes the same bytes anywhere.  Format 1 (the
@@ -23,12 +23,19 @@ from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple
 
-from ..run.journal import code_fingerprint
+from ..run.journal import finder_fingerprint
 from . import statements
-from .boxes import Box, Run, judge_box
+from .boxes import Box, Run, branch_and_bound, judge_box
 from .tiling import coverage_problems
 
 FORMAT = "verify-certificate/2"
+FINDER = "certify/boxes.py"  # the judge of every leaf; the fingerprint covers what it imports
+
+
+def code_fingerprint() -> str:
+    """The fingerprint of the code that judges a leaf (:func:`verify.run.journal.finder_fingerprint`)."""
+    return finder_fingerprint(FINDER)
+
 FORMATS = ("verify-certificate/1", FORMAT)
 
 
@@ -197,7 +204,7 @@ def stale_note(folder: Path, group: str, root: Box, constants) -> str | None:
     return first
 
 
-def _recheck_leaf(item: tuple) -> list[str]:
+def recheck_leaf(item: tuple) -> list[str]:
     index, group, box, stored, constants, bits, method = item
     status, pairs = judge_box(group, box, constants, bits, method, corners=True)
     out = []
@@ -229,8 +236,8 @@ def recheck(data: dict, workers: int = 1, check_code: bool = False) -> Recheck:
     problems, notes = [], []
     if data.get("code") != code_fingerprint():
         (problems if check_code else notes).append(
-            "the fingerprint differs: the code that computes outcomes (checks.py, engine, "
-            "results, certify and checker; docstrings and comments aside) has changed since this "
+            "the fingerprint differs: the code that judges a leaf (certify/boxes.py and the "
+            "modules it imports; docstrings and comments aside) has changed since this "
             "certificate was written; every leaf is judged again by this code, so the verdict "
             "does not rest on the old one")
     constants = {k: Fraction(v) for k, v in data["constants"].items()}
@@ -244,9 +251,9 @@ def recheck(data: dict, workers: int = 1, check_code: bool = False) -> Recheck:
              for i, leaf in enumerate(leaves)]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
-            found = list(pool.map(_recheck_leaf, items, chunksize=16))
+            found = list(pool.map(recheck_leaf, items, chunksize=16))
     else:
-        found = [_recheck_leaf(item) for item in items]
+        found = [recheck_leaf(item) for item in items]
     problems += [p for leaf in found for p in leaf]
     return Recheck(len(leaves), tuple(problems), tuple(notes))
 
@@ -261,3 +268,24 @@ def slice_leaves(data: dict, point: dict[int, float]) -> list[tuple[Box, dict]]:
             out.append((box, {c: (float.fromhex(a), float.fromhex(b))
                               for c, (a, b) in leaf["margins"].items()}))
     return out
+
+
+def rewrite(data: dict, executor=None) -> tuple[dict | None, str]:
+    """The certificate written again by this code: every leaf judged again from its own box
+    (the same group, root, constants, precision and method), and the document of that run —
+    the same leaves in the same order, their enclosures and the fingerprint this code gives
+    them.  (None, why) when this code does not certify every leaf again without a split."""
+    group = data.get("group")
+    if data.get("format") not in FORMATS or group not in statements.AXES:
+        return None, f"not a box certificate of a known group ({group!r})"
+    constants = {k: Fraction(v) for k, v in data["constants"].items()}
+    start = [(_box(leaf["box"]), int(leaf["depth"])) for leaf in data["leaves"]]
+    run = branch_and_bound(group, _box(data["root"]), constants, int(data["bits"]),
+                           max(depth for _, depth in start), method=data.get("method", "plain"),
+                           start=start, executor=executor)
+    lost = [i for i, (leaf, (box, _)) in enumerate(zip(run.leaves, start))
+            if leaf.box != box or leaf.status != "certified"]
+    if len(run.leaves) != len(start) or lost:
+        return None, (f"leaf {lost[0] if lost else len(start)} does not certify again without a "
+                      "split: not rewritten (`verify certify` from the root writes a new one)")
+    return certificate(run, constants), f"{len(run.leaves)} leaves judged again"

@@ -21,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 from fractions import Fraction
 from pathlib import Path
 
-from ..run.journal import fingerprint, imported_modules
+from ..run.journal import finder_fingerprint, imported_modules
 from .certificate import Recheck
 from .cube import BITS, MAX_DEPTH, PROBLEMS, Problem, Run, branch_and_bound, judge
 
@@ -35,8 +35,8 @@ FINDER = "certify/cube.py"  # the judge of every leaf; the fingerprint covers wh
 def code_fingerprint() -> str:
     """SHA-256 over the code that finds and judges the leaves: certify/cube.py and every module
     of the package it imports, at any depth, without docstrings and comments
-    (:func:`verify.run.journal.imported_modules`, :func:`verify.run.journal.fingerprint`)."""
-    return fingerprint(imported_modules(FINDER))
+    (:func:`verify.run.journal.finder_fingerprint`)."""
+    return finder_fingerprint(FINDER)
 
 
 def flat_box(box) -> list[str]:
@@ -305,3 +305,26 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
                 f"independent checker does not read cube certificates): " + text)
     return Outcome(case.label, status, margin, Evidence.CERTIFIED, text,
                    margin_kind="difference", values=values)
+
+
+def rewrite(data: dict, constants) -> tuple[dict | None, str]:
+    """A cube certificate written again by this code: every leaf judged again from its own box
+    with ``constants`` (the file's values of the constant its claim reads), the same leaves,
+    their enclosures and this code's fingerprint; (None, why) when a leaf does not certify
+    again without a split."""
+    group = data.get("group")
+    if data.get("format") != FORMAT or group not in PROBLEMS:
+        return None, f"not a cube certificate ({group!r})"
+    problem = PROBLEMS[group]
+    values = {**constants, **{k: Fraction(v) for k, v in data.get("constants", {}).items()}}
+    start = [(leaf_box(leaf["box"]), int(leaf["depth"])) for leaf in data["leaves"]]
+    run = branch_and_bound(problem, values, start, None, MAX_DEPTH, stop_on_failure=True)
+    if sorted(leaf.box for leaf in run.leaves) != sorted(box for box, _ in start) \
+            or any(leaf.status != "certified" for leaf in run.leaves):
+        return None, ("a leaf does not certify again without a split: not rewritten "
+                      "(`verify certify-cube` from the root writes a new one)")
+    order = {box: i for i, (box, _) in enumerate(start)}  # the file's leaf order kept
+    run.leaves.sort(key=lambda leaf: order[leaf.box])
+    new = certificate(run, values)
+    new["judged"], new["cpu_seconds"] = data.get("judged"), data.get("cpu_seconds")  # the finding run's
+    return new, f"{len(run.leaves)} leaves judged again"

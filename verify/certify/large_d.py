@@ -39,7 +39,7 @@ from flint import arb
 from ..checks import Case, Evidence, Outcome
 from ..engine.certified.balls import outward, precision
 from ..engine.certified.symmetric import arb_gap_rate_parts
-from ..run.journal import code_fingerprint
+from ..run.journal import finder_fingerprint
 from . import plan_range
 from .registered import D0  # where the four-axis boxes end: the lemma covers every d >= D0
 
@@ -54,6 +54,8 @@ METHOD = "lemma"
 REFERENCE_NU = (Fraction(1, 64), Fraction(1, 128))  # the anchors' moment pair (a choice)
 FORMAT = "verify-certificate/2"
 CERTIFICATES = Path(__file__).resolve().parent.parent.parent / "certificates"
+
+FINDER = "certify/large_d.py"  # the lemma's judge; the fingerprint covers what it imports
 
 
 # -- the steps for every d (SymPy) ----------------------------------------------------------------
@@ -256,7 +258,7 @@ def certificate(group: str, constants, d_lo: Fraction = Fraction(D0)) -> dict:
     return {
         "format": FORMAT, "group": group, "claim": statement(group, p0, values),
         "axes": list(AXES), "constants": {key: str(v) for key, v in sorted(values.items())},
-        "root": [x.hex() for x in root], "bits": BITS, "method": METHOD, "code": code_fingerprint(),
+        "root": [x.hex() for x in root], "bits": BITS, "method": METHOD, "code": finder_fingerprint(FINDER),
         "leaves": [{"box": [x.hex() for x in root], "depth": 0,
                     "status": "certified" if _holds(found) else "undecided",
                     "lower": {claim: outward(found[claim])[0].hex() for claim in CLAIMS[prefix]}}],
@@ -332,7 +334,7 @@ def recheck(data: dict) -> Recheck:
         if not (low > 0 and arb(low) <= found[claim]):
             wrong.append(f"{claim}: the stored lower bound {low!r} is not > 0 or lies above "
                          f"the engine's {found[claim].str(12)}")
-    notes = () if data.get("code") == code_fingerprint() else (
+    notes = () if data.get("code") == finder_fingerprint(FINDER) else (
         "written by other code (the fingerprint differs); recomputed by this code",)
     return Recheck(1, tuple(wrong), tuple(opened), notes, sum(ok for _, ok in steps))
 

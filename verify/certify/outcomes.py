@@ -51,6 +51,10 @@ def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case
             e_lo, e_hi = min(options["eps"]), max(options["eps"])
         boxes = ((d_lo, d_hi, e_lo, e_hi, budget),)
     cases = [_case(*box[:5], group=box[5] if len(box) > 5 else group) for box in boxes]
+    if profile is not Profile.FULL and not (options.get("d") or options.get("eps")):
+        from .trusted import SAMPLE  # the checker decides, the engine samples
+
+        cases = [Case(c.label, {**c.params, "engine_sample": SAMPLE}) for c in cases]
     if options.get("from_root"):  # asked: no committed certificate seeds the run
         cases = [Case(c.label, {**c.params, "from_root": True}) for c in cases]
     return cases
@@ -164,6 +168,8 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
                        "--from-root` proves the box from the root; `verify certify` writes a new "
                        "certificate)", values={"checker": "not asked", "invalid": start.invalid})
     group, root, depth = start.group, start.root, MAX_DEPTH[start.group]
+    if start.seed and case.params.get("engine_sample") and _checker_reads(group):
+        return _checker_first(group, case, constants, start)
     run = branch_and_bound(group, root, constants, BITS, depth, max_boxes=case.params["boxes"],
                            start=start.seed,
                            progress=lambda r: _progress(r, len(start.seed) if start.seed else None))
@@ -199,6 +205,41 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
                    margin_kind="difference",
                    values={"leaves": len(run.leaves), "deepest": run.deepest, "checker": checker,
                            **range_values(group, case.params, root)})
+
+
+def _checker_reads(group: str) -> bool:
+    from ..checker.claims import GROUPS
+
+    return group in GROUPS
+
+
+def _checker_first(group: str, case: Case, constants, start: Start) -> Outcome:
+    """The default profile's route through a committed certificate made for these constants
+    (:mod:`verify.certify.trusted`): the independent checker over every leaf in its own
+    process, the engine over a seeded sample; the margin is the certificate's smallest stored
+    lower end, which the checker compared with its own value at each leaf's centre."""
+    from . import trusted
+
+    values = getattr(constants, "untracked", lambda: constants)()
+    for key in statements.READS.get(group, ()):  # what the verdict depends on (verify deps)
+        constants[key]
+    box = tuple(case.params[k] for k in ("d_lo", "d_hi", "eps_lo", "eps_hi"))
+    passed, run, checked = trusted.judge(CERTIFICATES.parent / start.source, group, start.root,
+                                         box, values, case.params["engine_sample"])
+    small = run.smallest_margin()
+    statement = statements.statement(group, start.root, constants)
+    status: bool | None = passed
+    if group == "prop1":
+        status, statement = _worst_case(status, statement)
+    note = (f"; judged from the {len(run.leaves)} leaves of {start.source} (the default "
+            "profile: the checker decides, the engine samples; `verify recheck` and the full "
+            "profile re-judge every leaf with the engine)" + checked)
+    return Outcome(case.label, status, small[0] if small and passed else None, Evidence.CERTIFIED,
+                   f"{'certified' if passed else 'NOT accepted'}: {statement}; {run.tally()}{note}",
+                   margin_kind="difference",
+                   values={"leaves": len(run.leaves), "deepest": run.deepest,
+                           "checker": ACCEPTED if passed else REJECTED,
+                           **range_values(group, case.params, start.root)})
 
 
 def _failed_leaves(seed: list | None, run) -> str | None:
@@ -246,7 +287,7 @@ def independently(run, constants) -> tuple[bool, str, str]:
     from ..run.progress import note
 
     note(f"the independent checker judges the {len(run.leaves)} leaves", force=True)
-    # at the leaves' centres (issue 27's rule); `verify recheck --independent` adds the corners
+    # at the leaves' centres; `verify recheck --independent` adds the corners
     verdict = checker.check(checker.read(certificate(run, values)), corners=False)
     if verdict.ok:
         return True, (f"; checked independently (verify/checker, every leaf: {verdict.boxes} "

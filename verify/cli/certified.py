@@ -210,6 +210,8 @@ def cmd_recheck(args: argparse.Namespace) -> int:
         out.print("not rechecked: the file is not the registered claim (--any-box rechecks the "
                   "file's own claim)", soft_wrap=True)
         return 1
+    if args.rewrite:
+        return _rewrite(data, args, out)
     if str(data.get("group", "")).startswith(("prop2-", "prop3-")):  # the cube of ratios
         return _recheck_cube(data, args, out, cert)
     if data.get("group") in ("thm2-large-d", "cor1-large-d"):  # the lemma, every d >= d0
@@ -237,12 +239,10 @@ def _recheck_independent(args: argparse.Namespace) -> int:
     isolated imports and handed the file, the registered claim and the constants file's values
     as plain data: nothing of the engine is imported here or there.  Its lines are printed as
     they come; its exit code is the command's."""
-    import subprocess
     import sys
-    import tempfile
 
     from ..certify.registered import registration
-    from ..checker.process import command
+    from ..checker.process import ask
 
     try:
         data = json.loads(Path(args.certificate).read_text())
@@ -254,17 +254,10 @@ def _recheck_independent(args: argparse.Namespace) -> int:
                "constants": {k: str(v) for k, v in constants_mod.values(constants_mod.load()).items()},
                "any_box": args.any_box, "workers": args.workers}
     out = console()
-    with tempfile.TemporaryFile("w+") as errors, subprocess.Popen(
-            command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors,
-            text=True) as child:
-        child.stdin.write(json.dumps(request))
-        child.stdin.close()
-        for line in child.stdout:
-            out.print(line.rstrip("\n"), soft_wrap=True, markup=False, highlight=False)
-        child.wait()
-        errors.seek(0)
-        print(errors.read(), end="", file=sys.stderr)
-    return child.returncode
+    code, _, errors = ask(request, lambda line: out.print(line, soft_wrap=True, markup=False,
+                                                          highlight=False))
+    print(errors, end="", file=sys.stderr)
+    return code
 
 
 def _certify_lemma(args: argparse.Namespace, large_d) -> int:
@@ -288,6 +281,44 @@ def _certify_lemma(args: argparse.Namespace, large_d) -> int:
                     f": {data['claim']}; 1 leaf, depth 0, {time.process_time() - began:.1f} "
                     f"CPU-s; certificate {args.output}", soft_wrap=True)
     return 0 if ok else 1
+
+
+def _rewrite(data: dict, args: argparse.Namespace, out) -> int:
+    """`verify recheck CERT --rewrite`: every leaf judged again by this code from its own box
+    (which is the engine's recheck), the file written again with this code's enclosures and
+    fingerprint, and the new file's stored enclosures compared with the independent checker's
+    values (`verify recheck --independent` then judges it whole)."""
+    from ..checker import cube as checker_cube
+    from ..checker import recheck as checker
+
+    if str(data.get("group", "")).startswith(("prop2-", "prop3-")):
+        from ..certify.cube_certificate import rewrite
+
+        new, said = rewrite(data, constants_mod.values(constants_mod.load()))
+    elif data.get("group") in ("thm2-large-d", "cor1-large-d"):
+        raise ValueError("the lemma's certificates are written by `verify certify "
+                         f"{data['group']} --d 1e9 inf --eps 0 1`, not rewritten")
+    else:
+        from ..certify.certificate import rewrite
+        from ..run import executors
+
+        with executors.choose(args.workers, keep=True) as pool:
+            new, said = rewrite(data, pool if args.workers > 1 else None)
+    if new is None:
+        out.print(f"REJECTED: {said}", soft_wrap=True)
+        return 1
+    cert = checker.read(new)
+    problems = (checker_cube.agreement(cert) if checker_cube.CUBE.fullmatch(cert.group)
+                else checker.agreement(cert))
+    if problems:
+        out.print(f"REJECTED: {problems[0]} (the file is left as it was)", soft_wrap=True)
+        return 1
+    old_code = data.get("code")
+    Path(args.certificate).write_text(json.dumps(new, indent=1) + "\n")
+    out.print(f"rewritten: {args.certificate}: {said}, the stored enclosures agree with the "
+              f"checker's values; fingerprint {str(old_code)[:12]} -> {new['code'][:12]}",
+              soft_wrap=True)
+    return 0
 
 
 def _recheck_cube(data: dict, args: argparse.Namespace, out, cert) -> int:
@@ -387,6 +418,10 @@ def add_parsers(sub, command: Callable) -> None:
     rc.add_argument("--independent", action="store_true",
                     help="judge the leaves with the independent checker (verify/checker, "
                     "proofs/checker.md) instead of re-running the engine that wrote them")
+    rc.add_argument("--rewrite", action="store_true",
+                    help="judge every leaf again with this code and write the file again with "
+                    "its enclosures and fingerprint (the same leaves; refused when a leaf needs "
+                    "a split)")
     rc.add_argument("--any-box", action="store_true",
                     help="recheck the file's own claim even when its box or constants differ "
                     "from the registered check's and proofs/constants.toml")

@@ -76,6 +76,13 @@ def code_fingerprint(root: Path = PACKAGE) -> str:
     return fingerprint(files, root)
 
 
+def finder_fingerprint(module: str, root: Path = PACKAGE) -> str:
+    """SHA-256 over the code a certificate's judge runs: ``module`` (a path under ``root``,
+    "certify/boxes.py") and everything it imports (:func:`imported_modules`).  A change to other
+    code (the report, the checker, another result) leaves a certificate's fingerprint alone."""
+    return fingerprint(imported_modules(module, root), root)
+
+
 def imported_modules(module: str, root: Path = PACKAGE) -> list[Path]:
     """The files of this package that ``module`` (a path under ``root``, "certify/cube.py")
     runs: itself, every module of the package it imports, at any depth and inside functions
@@ -133,8 +140,8 @@ def run_key(profile: str, constants: Mapping[str, str], options: Mapping[str, ob
 
 class Timing(NamedTuple):
     """What judging one case cost: wall-clock seconds and the CPU-seconds of the process that
-    judged it (``time.process_time``: every thread of that process; ``None`` in a record written
-    before the runner measured it)."""
+    judged it and of the children it waited for (every thread; the checker's process a case
+    starts); ``None`` in a record written before the runner measured it)."""
 
     seconds: float
     cpu: float | None = None

@@ -1,0 +1,96 @@
+"""The default profile's route through a committed certificate (verify/certify/trusted.py): the
+independent checker, in its own process, decides over every leaf; the engine re-judges a seeded
+sample; the verdict and the margin are the engine route's, and a forgery or an engine fault
+turns it red."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("flint")
+
+import test_mutations as tm  # noqa: E402
+from verify.certify import boxes, certificate, outcomes, trusted  # noqa: E402
+from verify.checks import Case, Profile  # noqa: E402
+from verify.constants import load, values  # noqa: E402
+
+CONSTANTS = values(load())
+SEEDED = boxes.log_box(10, 60, 0.05, 0.5)
+
+
+@pytest.fixture(scope="module")
+def committed():
+    """A certificate of a small prop1 box, as `verify certify` writes it."""
+    run = boxes.branch_and_bound("prop1", SEEDED, CONSTANTS, 96, 30, max_boxes=400)
+    assert run.status is True and len(run.leaves) > 4
+    return json.loads(json.dumps(certificate.certificate(run, CONSTANTS)))
+
+
+def _case(sample: float | None) -> Case:
+    case = outcomes._case(10, 60, 0.05, 0.5, 400)
+    return Case(case.label, {**case.params, "engine_sample": sample}) if sample else case
+
+
+def _judge(folder, data, monkeypatch, sample: float | None = trusted.SAMPLE):
+    folder.mkdir(exist_ok=True)
+    (folder / "prop1-test.json").write_text(json.dumps(data))
+    monkeypatch.setattr(outcomes, "CERTIFICATES", folder)
+    return outcomes.judge_certified("prop1", _case(sample), CONSTANTS)
+
+
+def test_the_checker_first_route_gives_the_engine_routes_verdict_and_margin(committed, tmp_path,
+                                                                          monkeypatch):
+    first = _judge(tmp_path / "certificates", committed, monkeypatch)
+    engine = _judge(tmp_path / "certificates", committed, monkeypatch, sample=None)
+    assert first.passed is engine.passed is True
+    assert first.margin == engine.margin and first.values["leaves"] == engine.values["leaves"]
+    assert first.values["checker"] == outcomes.ACCEPTED
+    assert "verify/checker in its own process, every leaf" in first.detail
+    assert f"seeded sample of 1 of the {len(committed['leaves'])} leaves and agrees" in first.detail
+
+
+def test_a_raised_stored_margin_is_rejected_by_the_checker(committed, tmp_path, monkeypatch):
+    """A leaf's stored lower end raised to 0.999 x its upper end: the margin the route reports
+    would rest on it, and the checker's value at the leaf's centre refutes it."""
+    data = json.loads(json.dumps(committed))
+    leaf = data["leaves"][0]
+    leaf["margins"] = {c: [float(0.999 * float.fromhex(hi)).hex(), hi]
+                       for c, (lo, hi) in leaf["margins"].items()}
+    out = _judge(tmp_path / "certificates", data, monkeypatch)
+    assert out.passed is False and out.margin is None
+    assert "the independent checker REJECTS it: REJECTED: leaf 0" in out.detail
+    assert out.values["checker"] == outcomes.REJECTED
+
+
+def test_a_fault_in_the_engine_is_caught_by_its_sample(committed, tmp_path, monkeypatch):
+    """The engine's moments of gamma_s served for those of 1 - gamma_s (a fault of the fault
+    table): the checker, which shares no code with it, still accepts the certificate; the
+    engine's re-judged sample disagrees with the stored enclosures and the check fails."""
+    tm._moments_of_the_wrong_variable(monkeypatch)
+    out = _judge(tmp_path / "certificates", committed, monkeypatch, sample=1.0)
+    assert out.passed is False and "and DISAGREES: leaf" in out.detail
+    assert "checked independently" in out.detail  # the checker accepted it
+
+
+def test_the_sample_is_seeded_by_its_text_and_at_least_one_leaf():
+    assert trusted.sample(0, 0.05, "k") == []
+    assert len(trusted.sample(10, 0.05, "k")) == 1 and len(trusted.sample(1854, 0.05, "k")) == 93
+    assert trusted.sample(1854, 0.05, "k") != trusted.sample(1854, 0.05, "j")
+    code = "from verify.certify.trusted import sample; print(sample(1854, 0.05, 'k'))"
+    drawn = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+             for seed in ("1", "2")}
+    assert drawn == {f"{trusted.sample(1854, 0.05, 'k')}\n"}
+
+
+def test_only_the_registered_default_boxes_take_the_checker_first_route():
+    default = outcomes.certified_cases("thm2-4d", Profile.DEFAULT, {})
+    assert default and all(c.params["engine_sample"] == trusted.SAMPLE for c in default)
+    assert not any("engine_sample" in c.params
+                   for c in outcomes.certified_cases("thm2-4d", Profile.FULL, {}))
+    assert "engine_sample" not in outcomes.certified_cases("prop1", Profile.DEFAULT,
+                                                           {"d": [10, 20]})[0].params

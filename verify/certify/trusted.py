@@ -1,0 +1,109 @@
+"""The default profile's route through a committed certificate: the small checker decides, the
+engine only samples (the de Bruijn criterion, proofs/checker.md section 17).
+
+A certified-box case that starts from a committed certificate made for its constants is judged
+by the independent checker, in its own process (:func:`verify.checker.process.ask`: isolated
+imports, nothing of the engine), over every leaf: the tiling, the binding to the registered
+claim and constants, its own margins over each closed leaf, the stored enclosures against its
+values at each leaf's centre.  The engine then re-judges a seeded sample of the leaves
+(:data:`SAMPLE` of them, at least one, corners included) and each must certify again with an
+enclosure that overlaps the stored one: a consistency check between the two routes, not what
+the verdict rests on.  The full profile and `verify recheck` keep the engine's recheck of every
+leaf.
+"""
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+from pathlib import Path
+from typing import Mapping
+
+from .boxes import Leaf, Run
+
+SAMPLE = 0.05  # the share of the leaves the engine re-judges on the default profile
+
+
+def sample(count: int, share: float, key: str) -> list[int]:
+    """A seeded choice of ``ceil(share * count)`` leaf indices (at least one; none of none),
+    sorted: ``random.Random(key)`` seeds from the text itself, so every machine and every
+    PYTHONHASHSEED draws the same leaves."""
+    if count <= 0:
+        return []
+    return sorted(random.Random(key).sample(range(count), max(1, math.ceil(share * count))))
+
+
+def stored_run(data: dict, group: str, root: tuple) -> Run:
+    """The certificate's leaves as a :class:`Run` (its boxes, depths, statuses and stored
+    enclosures), nothing judged: what the outcome reports once the checker has accepted them."""
+    def box(values: list[str]) -> tuple:
+        return tuple(float.fromhex(x) for x in values)
+
+    run = Run(group, root, int(data["bits"]), method=data.get("method", "centred"))
+    run.leaves = [Leaf(box(leaf["box"]), int(leaf["depth"]), leaf["status"],
+                       {c: (float.fromhex(a), float.fromhex(b)) for c, (a, b) in leaf["margins"].items()})
+                  for leaf in data["leaves"]]
+    return run
+
+
+def checker_verdict(path: Path, group: str, box: tuple, constants: Mapping) -> tuple[bool, str]:
+    """(accepted, its last line or first rejection) of the independent checker run in its own
+    process on the file at ``path``, bound to the case's claim (``group`` over ``box`` = (d_lo,
+    d_hi, eps_lo, eps_hi), as plain data) and these constants' values; the stored enclosures
+    are compared at every leaf's centre (`verify recheck --independent` adds the corners)."""
+    from ..checker.process import ask
+
+    registered = {"group": group, "box": list(box), "boxes": [list(box)], "d": None}
+    request = {"certificate": str(path), "registered": registered,
+               "constants": {k: str(v) for k, v in constants.items()}, "corners": False}
+    code, lines, errors = ask(request)
+    if code == 0:
+        return True, lines[-1] if lines else "certificate holds"
+    bad = [line for line in lines if line.startswith(("REJECTED", "MISMATCH", "not rechecked"))]
+    return False, (bad or [errors.strip() or f"exit {code}"])[0]
+
+
+def engine_sample(data: dict, indices: list[int]) -> list[str]:
+    """The engine's recheck of the leaves ``indices`` (box, corners, overlap with the stored
+    enclosures: :func:`verify.certify.certificate.recheck_leaf`); the problems found."""
+    from fractions import Fraction
+
+    from .certificate import recheck_leaf
+
+    constants = {k: Fraction(v) for k, v in data["constants"].items()}
+    out: list[str] = []
+    for i in indices:
+        leaf = data["leaves"][i]
+        out += recheck_leaf((i, data["group"], tuple(float.fromhex(x) for x in leaf["box"]),
+                             {c: (float.fromhex(a), float.fromhex(b))
+                              for c, (a, b) in leaf["margins"].items()},
+                             constants, int(data["bits"]), data.get("method", "plain")))
+    return out
+
+
+def judge(path: Path, group: str, root: tuple, box: tuple, constants: Mapping,
+          share: float = SAMPLE) -> tuple[bool, Run, str]:
+    """(passed, the certificate's leaves as a run, what to add to the detail): the checker over
+    every leaf (bound to the case's ``box``, :func:`checker_verdict`), then the engine over the
+    seeded sample; passed only when both agree."""
+    from ..run.progress import note
+
+    data = json.loads(path.read_text())
+    run = stored_run(data, group, root)
+    note(f"the independent checker judges the {len(run.leaves)} leaves of {path.name} in its "
+         "own process", force=True)
+    accepted, said = checker_verdict(path, group, box, constants)
+    if not accepted:
+        return False, run, f"; the independent checker REJECTS it: {said}"
+    chosen = sample(len(run.leaves), share, f"{group}:{path.name}:{len(run.leaves)}")
+    note(f"the engine re-judges a seeded sample of {len(chosen)} leaves", force=True)
+    problems = engine_sample(data, chosen)
+    found = re.search(r"\(independent checker, (.*), [0-9.]+ s\)", said)  # no timing: same bytes
+    checked = (f"; checked independently (verify/checker in its own process, every leaf: "
+               f"{found.group(1) if found else said}); "
+               f"the engine re-judged a seeded sample of {len(chosen)} of the "
+               f"{len(run.leaves)} leaves")
+    if problems:
+        return False, run, checked + f", and DISAGREES: {problems[0]}"
+    return True, run, checked + " and agrees"
