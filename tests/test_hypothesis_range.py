@@ -236,7 +236,7 @@ def test_the_eps_tail_reaches_the_seam_and_its_limit_is_the_saturated_plan():
 
     box = eps_tail.tail_box(10, 11)
     assert float(eps_tail.eps_of(arb(box[3])).lower()) >= 1e-6
-    margins, _ = plan_range.box_margins(eps_tail.GROUP, (*box[:2], 0.0, 1e-300, *box[4:6], 0.5, 0.5 + 2.0 ** -30),
+    margins, _ = eps_tail.box_margins(eps_tail.GROUP, (*box[:2], 0.0, 1e-300, *box[4:6], 0.5, 0.5 + 2.0 ** -30),
                                         CONSTANTS, BITS)
     for claim in ("thm2.final", "thm2.delta", "thm2.optimum"):
         assert float(margins[claim].mid()) == pytest.approx(1.0, abs=1e-12)
@@ -252,7 +252,7 @@ def test_an_eps_tail_box_contains_the_mpmath_engine_at_eps_1e_8():
     x = math.log(d)
     box = (x - 1e-12, x + 1e-12, eps_tail.tau_of(1e-9), eps_tail.tau_of(1e-7),
            1 - 2.0 ** -30, 1.0, 1 - 2.0 ** -30, 1.0)
-    margins, _ = plan_range.box_margins(eps_tail.GROUP, box, CONSTANTS, BITS, check_corners=True)
+    margins, _ = eps_tail.box_margins(eps_tail.GROUP, box, CONSTANTS, BITS, check_corners=True)
     _assert_enclosed(margins, ref, tol=1e-12)
 
 

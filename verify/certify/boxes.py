@@ -27,7 +27,9 @@ from typing import Callable, NamedTuple
 from flint import arb
 
 from ..engine.certified.balls import outward
-from . import plan_range, statements
+from . import eps_tail, plan_range, statements
+from .groups import GROUPS
+from .roots import hypothesis_box, log_box  # noqa: F401 (the roots, as before)
 from .centred import centred_margins
 from .claims import Box, exact_final_margin, margins
 
@@ -137,18 +139,18 @@ def box_margins(group: str, box: Box, constants, bits: int, method: str,
                 corners: bool = False) -> dict | None:
     """Every claim's margin ball over ``box`` by ``method`` (None: not enclosed); ``corners``
     cross-checks a centred enclosure against the values at the box's corners."""
-    if group in plan_range.CLAIMS:
-        return plan_range.box_margins(group, box, constants, bits, corners)[0]
+    if len(GROUPS[group].axes) == 4:
+        return _four_axes(group)(group, box, constants, bits, corners)[0]
     if method == "plain":
         return margins(group, box, constants, bits)
-    return centred_margins(group, box, constants, bits, statements.D_MIN[group], corners)
+    return centred_margins(group, box, constants, bits, GROUPS[group].d_min, corners)
 
 
 def _enclose(group: str, box: Box, constants, bits: int, method: str,
              corners: bool) -> tuple[dict | None, dict]:
     """(margins or None, smears by claim) -- smears only in four dimensions."""
-    if group in plan_range.CLAIMS:
-        return plan_range.box_margins(group, box, constants, bits, corners)
+    if len(GROUPS[group].axes) == 4:
+        return _four_axes(group)(group, box, constants, bits, corners)
     return box_margins(group, box, constants, bits, method, corners), {}
 
 
@@ -157,7 +159,7 @@ def judge(group: str, box: Box, constants, bits: int, method: str = "centred",
     """The verdict on one box (and, in four dimensions, the side to split)."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} (one of {', '.join(METHODS)})")
-    if group in plan_range.CLAIMS and method != "centred":
+    if len(GROUPS[group].axes) == 4 and method != "centred":
         raise ValueError(f"{group}: only the centred method covers four dimensions")
     claims = statements.CLAIMS[group]
     try:
@@ -169,7 +171,7 @@ def judge(group: str, box: Box, constants, bits: int, method: str = "centred",
     axis = _axis(box, pairs, smears) if len(box) == 8 else None
     if all(lo > 0 for lo, _ in pairs.values()):
         return Judgement("certified", pairs, axis)
-    one_sided = plan_range.ONE_SIDED if len(box) == 8 else ONE_SIDED[method]
+    one_sided = GROUPS[group].one_sided if len(box) == 8 else ONE_SIDED[method]
     if any(hi < 0 for claim, (_, hi) in pairs.items() if claim not in one_sided):
         return Judgement("failing", pairs, axis)
     final = _final(group)
@@ -188,9 +190,15 @@ def judge_box(group: str, box: Box, constants, bits: int,
     return status, pairs
 
 
+def _four_axes(group: str) -> Callable:
+    """The box margins of a four-axis group: the eps tail's over (ln d, tau, u, v), else
+    plan_range's over (ln d, ln eps, u, v)."""
+    return eps_tail.box_margins if GROUPS[group].tail else plan_range.box_margins
+
+
 def _final(group: str) -> str | None:
-    if group in plan_range.FINAL:
-        return plan_range.FINAL[group]
+    if GROUPS[group].final:
+        return GROUPS[group].final
     return {"thm2": "thm2.final", "cor1": "cor1.population"}.get(group)
 
 
@@ -223,7 +231,7 @@ def _exact_witness(group: str, box: Box, constants, bits: int) -> tuple | None:
         if len(box) == 8:
             m = plan_range.exact_final_margin(group, centre, constants, bits)
         else:
-            d = max(math.exp(centre[0]), statements.D_MIN[group])
+            d = max(math.exp(centre[0]), GROUPS[group].d_min)
             m = exact_final_margin(group, d, math.exp(centre[1]), constants, bits)
     except (ArithmeticError, ValueError, ZeroDivisionError):
         return None
@@ -326,30 +334,3 @@ def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
     run.seconds = time.perf_counter() - began
     return run
 
-
-def log_box(d_lo: float, d_hi: float, eps_lo: float, eps_hi: float) -> Box:
-    """The box of (ln d, ln eps) with float ends rounded outward, so that it covers
-    [d_lo, d_hi] x [eps_lo, eps_hi]."""
-    def down(x: float) -> float:
-        v = math.log(x)
-        while not arb(v).exp() <= x:
-            v = math.nextafter(v, -math.inf)
-        return v
-
-    def up(x: float) -> float:
-        v = math.log(x)
-        while not arb(v).exp() >= x:
-            v = math.nextafter(v, math.inf)
-        return v
-
-    return down(d_lo), up(d_hi), down(eps_lo), up(eps_hi)
-
-
-def hypothesis_box(d_lo: float, d_hi: float, eps_lo: float, eps_hi: float,
-                   u: tuple[float, float] = (0.0, 1.0), v: tuple[float, float] = (0.0, 1.0)) -> Box:
-    """The box of (ln d, ln eps, u, v) covering [d_lo, d_hi] x [eps_lo, eps_hi] x u x v
-    (u = eta1/sqrt(d), v = eta2_min/eta2; proofs/hypothesis-range.md)."""
-    if not (0 <= u[0] < u[1] and 0 <= v[0] < v[1] <= 1):
-        raise ValueError("need 0 <= u_lo < u_hi and 0 <= v_lo < v_hi <= 1")
-    return (*log_box(d_lo, d_hi, eps_lo, eps_hi), float(u[0]), float(u[1]), float(v[0]),
-            float(v[1]))  # type: ignore[return-value]

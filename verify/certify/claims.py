@@ -17,16 +17,12 @@ from flint import arb
 from ..engine import schedules
 from ..engine.certified.balls import ARB, interval, precision
 from ..engine.certified.symmetric import ball_evaluate, ball_state, ball_three_phase, delta
+from .groups import GROUPS
 
 EVAL_LIMIT = 4000  # integrand evaluations per piece: a wide box fails fast and is split
 Box = tuple[float, float, float, float]  # ln d from, to; ln eps from, to
-D_MIN = {"prop1": 2, "thm2": 3, "cor1": 3}
-CLAIMS = {
-    "prop1": ("prop1.bound",),
-    "thm2": ("thm2.final", "thm2.contraction", "thm2.initial_distance", "thm2.optimum",
-             "thm2.delta"),
-    "cor1": ("cor1.population",),
-}
+D_MIN = {name: GROUPS[name].d_min for name in ("prop1", "thm2", "cor1")}  # the 2-D groups
+CLAIMS = {name: GROUPS[name].claims for name in ("prop1", "thm2", "cor1")}
 
 
 def box_balls(box: Box, d_min: int) -> tuple[arb, arb]:

@@ -32,10 +32,10 @@ from ..engine.certified.symmetric import arb_gap_rate_parts
 from . import plan_range
 from .centred import Setups, in_d_cells, setup_moments
 from .claims import constant_ball
+from .groups import GROUPS, TAIL
+from .roots import log_box
 
-GROUP = plan_range.TAIL
-GROUP_COR1 = plan_range.TAIL_COR1
-AXES = ("ln d", "tau", "u", "v")
+GROUP = TAIL
 EPS_SEAM = 1e-6  # the four-dimensional box of (ln d, ln eps, u, v) starts here
 
 
@@ -56,15 +56,13 @@ def eps_of(tau) -> object:
 def tail_box(d_lo: float, d_hi: float, eps_hi: float = EPS_SEAM,
              u: tuple = (0.0, 1.0), v: tuple = (0.0, 1.0)) -> tuple:
     """(ln d, tau, u, v) covering [d_lo, d_hi] x (0, eps_hi] x u x v."""
-    from .boxes import log_box
-
     d = log_box(d_lo, d_hi, 0.5, 0.6)[:2]
     return (*d, 0.0, tau_of(eps_hi), float(u[0]), float(u[1]), float(v[0]), float(v[1]))
 
 
 def pipeline(group: str, d, tau, u, v, constants, moments, conditions: list) -> dict:
     """The relative margins as functions of (d, tau, u, v) (see the module's text)."""
-    prefix = plan_range.PREFIX[group]
+    prefix = GROUPS[group].prefix
     r0, r1 = in_d_cells(d, lambda x: arb_gap_rate_parts()(x, 0))
     conditions.append(r1)
     C = constant_ball(constants, f"{prefix}.C")
@@ -114,12 +112,12 @@ def _saturated(K, tau) -> bool:
 
 def _open(group: str) -> dict:
     """No enclosure (a condition is not proved: the caller sees it among the conditions)."""
-    return {claim: arb("nan") for claim in plan_range.CLAIMS[group]}
+    return {claim: arb("nan") for claim in GROUPS[group].claims}
 
 
 def _centre_check(group: str, d: Dual, tau: Dual, u: Dual, v: Dual, constants) -> None:
     """The gap Gamma/(tau v) against -eta2 (g_s - g_j) from the step sizes, at the centre."""
-    prefix = plan_range.PREFIX[group]
+    prefix = GROUPS[group].prefix
     r0, r1 = arb_gap_rate_parts()(d.c, 0)
     C = constant_ball(constants, f"{prefix}.C")
     gamma = -C * (r0 + u.c * r1) * (1 + tau.c * (d.c.log() - 1))
@@ -164,3 +162,9 @@ def point(group: str, x: tuple, constants, bits: int, plan) -> dict:
         return setup_centre_moments(s, bits, plan)
 
     return {c: value(m) for c, m in pipeline(group, d, tau, u, v, constants, moments, []).items()}
+
+
+def box_margins(group: str, box: tuple, constants, bits: int,
+                check_corners: bool = False) -> tuple[dict | None, dict]:
+    """:func:`verify.certify.plan_range.box_margins` of a tail group over (ln d, tau, u, v)."""
+    return plan_range.box_margins(group, box, constants, bits, check_corners, (evaluate, point))

@@ -41,6 +41,7 @@ from ..engine.certified.balls import outward, precision
 from ..engine.certified.symmetric import arb_gap_rate_parts
 from ..run.journal import finder_fingerprint
 from . import plan_range
+from .groups import GROUPS as CLAIM_GROUPS
 from .registered import D0  # where the four-axis boxes end: the lemma covers every d >= D0
 
 GROUPS = {"thm2-large-d": "thm2", "cor1-large-d": "cor1"}
@@ -446,7 +447,7 @@ def counterexample(prefix: str, d: Fraction, constants) -> tuple[str, float] | N
         found = {}
         final = plan_range.exact_final_margin(group, x, constants, BITS)
         if final is not None:
-            found[plan_range.FINAL[group]] = final
+            found[CLAIM_GROUPS[group].final] = final
         if prefix == "thm2":
             box = (x[0], math.nextafter(x[0], math.inf), x[1], math.nextafter(x[1], math.inf),
                    math.nextafter(u, 0), u, math.nextafter(1.0, 0), 1.0)
@@ -454,7 +455,7 @@ def counterexample(prefix: str, d: Fraction, constants) -> tuple[str, float] | N
                 enclosed = plan_range.box_margins(group, box, constants, 96)[0] or {}
             except (ArithmeticError, ValueError, ZeroDivisionError):
                 enclosed = {}
-            found.update({c: m for c, m in enclosed.items() if c not in plan_range.ONE_SIDED})
+            found.update({c: m for c, m in enclosed.items() if c not in CLAIM_GROUPS[group].one_sided})
         for claim, m in found.items():
             if m < 0:
                 return (f"{claim} at d = {float(d):.6g}, eps = {eps:g}, eta1 = {u:g} sqrt(d), "

@@ -33,26 +33,12 @@ from ..engine.formulas import det2, phase3_system, solve2
 from .centred import (Setups, discriminant, evaluate_reduction, in_d_cells, phase3_weights,
                       setup_centre_moments, setup_moments)
 from .claims import constant_ball
+from .groups import GROUPS
 
-AXES = ("ln d", "ln eps", "u", "v")
-PREFIX = {"thm2-4d": "thm2", "cor1-4d": "cor1", "thm2-4d-tail": "thm2", "cor1-4d-tail": "cor1"}
-CLAIMS = {
-    "thm2-4d": ("thm2.final", "thm2.contraction", "thm2.initial_distance", "thm2.optimum",
-                "thm2.delta"),
-    "cor1-4d": ("cor1.population",),
-}
-# Theorem 2 and Corollary 1 for every eps in (0, 1e-6]: axes (ln d, tau, u, v), .eps_tail
-TAIL, TAIL_COR1 = "thm2-4d-tail", "cor1-4d-tail"
-CLAIMS[TAIL], CLAIMS[TAIL_COR1] = CLAIMS["thm2-4d"], CLAIMS["cor1-4d"]
-D_MIN = 3
+D_MIN = 3  # the four-axis groups' first d (groups.GROUPS)
 # the split rule's scale of each side when a box has no gradient to go by: plain widths (the gap
 # moves by C |r| ~ 2-4 per unit of ln d or ln eps, and by G ~ 1-100 per unit of v)
 SCALES = (1.0, 1.0, 1.0, 1.0)
-FINAL = {"thm2-4d": "thm2.final", "cor1-4d": "cor1.population", TAIL: "thm2.final",
-         TAIL_COR1: "cor1.population"}
-# lower bounds only (every T >= T_low; L* <= L(alpha', 2 e_s)): below 0 they never make a box
-# failing by themselves (boxes.ONE_SIDED)
-ONE_SIDED = {"thm2.final", "cor1.population", "thm2.optimum"}
 DELTA = "thm2.delta"
 
 
@@ -120,7 +106,7 @@ def pipeline(group: str, d, eps, u, v, constants, moments, conditions: list) -> 
     """Every claim's relative margin as a function of (d, eps, u, v) on duals (or balls at a
     point); ``moments(d, b)`` gives the scaled moments J_r = nu_r/b^r; ``conditions`` collects
     what must be > 0 for the smooth formulas to be the claims' bounds."""
-    prefix = PREFIX[group]
+    prefix = GROUPS[group].prefix
     G = gap_at_v1(prefix, d, eps, u, constants, conditions)
     conditions.append(G)
     b = saturating_exp(G, v)
@@ -146,7 +132,7 @@ def shared_margins(d, b, J: tuple, p3: Phase3) -> dict:
 def _centre_check(group: str, d: Dual, eps: Dual, u: Dual, v: Dual, constants) -> None:
     """The gap G/v of the certified route against -eta2 (g_s - g_j) from the step sizes, at the
     box's centre (a schedule changed in one place only leaves the box undecided)."""
-    prefix = PREFIX[group]
+    prefix = GROUPS[group].prefix
     G = gap_at_v1(prefix, d.c, eps.c, u.c, constants)
     if not (G / v.c).overlaps(direct_gap(prefix, d.c, eps.c, u.c, v.c, constants)):
         raise ArithmeticError("phase2_gap and eta2 disagree: the schedule changed in one place")
@@ -203,23 +189,14 @@ def _evaluate(group: str, box: tuple, constants, bits: int, plans: list, conditi
                     lambda dd, b: setup_moments(Setups(dd, back=b), bits, plans), conditions)
 
 
-def _routes(group: str) -> tuple:
-    """(box evaluation, point evaluation) of ``group``: this module's, or the eps tail's."""
-    if group not in (TAIL, TAIL_COR1):
-        return _evaluate, _point
-    from . import eps_tail
-
-    return eps_tail.evaluate, eps_tail.point
-
-
 def face(box: tuple) -> tuple:
     """The box's face u = u_hi, v = v_hi: where the gap, and so the monotone margins, are
     smallest (proofs/hypothesis-range.md, section 6)."""
     return (*box[:4], box[5], box[5], box[7], box[7])
 
 
-def box_margins(group: str, box: tuple, constants, bits: int,
-                check_corners: bool = False) -> tuple[dict | None, dict]:
+def box_margins(group: str, box: tuple, constants, bits: int, check_corners: bool = False,
+                routes: tuple | None = None) -> tuple[dict | None, dict]:
     """(every claim's margin ball over ``box`` or None when a smoothness condition is not
     proved, each claim's (or the failing condition's, key None) smear by side).
 
@@ -228,11 +205,15 @@ def box_margins(group: str, box: tuple, constants, bits: int,
     above 0, the face's lower end, a lower bound over the whole box, replaces the box's when
     larger (the upper end stays the box's own, an upper bound over the box), with the face's
     smears.  ``check_corners``: the margins at the 16 corners must lie in the
-    enclosures (else ArithmeticError: a wrong gradient or a dropped term shows there)."""
+    enclosures (else ArithmeticError: a wrong gradient or a dropped term shows there).
+    ``routes``: (box evaluation, point evaluation) of the group (None: this module's; the eps
+    tails pass :mod:`verify.certify.eps_tail`'s)."""
     plans: list = []
     conditions: list = []
     widths = tuple(box[2 * i + 1] - box[2 * i] for i in range(4))
-    evaluate, point = _routes(group)
+    if routes is None and GROUPS[group].tail:
+        raise ValueError(f"{group} is over (ln d, tau, u, v): eps_tail.box_margins judges it")
+    evaluate, point = routes or (_evaluate, _point)
     with precision(bits):
         out = evaluate(group, box, constants, bits, plans, conditions)
         if out is None:
@@ -260,11 +241,11 @@ def exact_final_margin(group: str, x: tuple, constants, bits: int) -> arb | None
     """1 - L/eps at the point x = (ln d, ln eps, u, v) (u, v > 0) after exactly T Phase-3 steps,
     T = ceil(T_low) the smallest integer the statement allows: a ball, not a bound (plain route,
     :func:`verify.engine.certified.symmetric.ball_three_phase`).  None when T is ambiguous."""
-    if group in (TAIL, TAIL_COR1):  # (ln d, tau, u, v): ln eps = 1 - 1/tau
+    if GROUPS[group].tail:  # (ln d, tau, u, v): ln eps = 1 - 1/tau
         if not x[1] > 0:
             return None
         return exact_final_margin(group[:7], (x[0], 1 - 1 / x[1], *x[2:]), constants, bits)
-    prefix = PREFIX[group]
+    prefix = GROUPS[group].prefix
     with precision(bits):
         d = max(arb(x[0]).exp(), arb(D_MIN), key=float)
         eps, u, v = arb(x[1]).exp(), arb(x[2]), arb(x[3])

@@ -52,7 +52,7 @@ def checker_verdict(path: Path, group: str, box: tuple, constants: Mapping) -> t
     process on the file at ``path``, bound to the case's claim (``group`` over ``box`` = (d_lo,
     d_hi, eps_lo, eps_hi), as plain data) and these constants' values; the stored enclosures
     are compared at every leaf's centre (`verify recheck --independent` adds the corners)."""
-    from ..checker.process import ask
+    from .independent import ask
 
     registered = {"group": group, "box": list(box), "boxes": [list(box)], "d": None}
     request = {"certificate": str(path), "registered": registered,

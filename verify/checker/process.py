@@ -8,13 +8,10 @@ and exits 0 (holds), 1 (rejected, or not the registered claim) or 2 (not a certi
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
-import tempfile
 from fractions import Fraction
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Callable
 
 BOOT = ("import sys, importlib.util as u; d = {here!r}; s = u.spec_from_file_location("
         "'checker', d + '/__init__.py', submodule_search_locations=[d]); "
@@ -28,26 +25,6 @@ def command() -> list[str]:
     flint = str(Path(spec.origin).resolve().parent.parent) if spec and spec.origin else ""
     here = str(Path(__file__).resolve().parent)
     return [sys.executable, "-I", "-S", "-c", BOOT.format(here=here, flint=flint)]
-
-
-def ask(request: dict, echo: Callable[[str], None] | None = None) -> tuple[int, list[str], str]:
-    """The parent's side: start the child (:func:`command`), hand it ``request`` (the
-    certificate's path, the registered claim, the constants' values as strings; optionally
-    ``workers``, ``any_box``, ``corners``) and return its exit code, its lines (each passed to
-    ``echo`` as it comes) and its standard error.  Nothing of the engine is imported here."""
-    lines: list[str] = []
-    with tempfile.TemporaryFile("w+") as errors, subprocess.Popen(
-            command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors,
-            text=True) as child:
-        child.stdin.write(json.dumps(request))
-        child.stdin.close()
-        for line in child.stdout:
-            lines.append(line.rstrip("\n"))
-            if echo:
-                echo(lines[-1])
-        child.wait()
-        errors.seek(0)
-        return child.returncode, lines, errors.read()
 
 
 def main() -> int:
@@ -84,8 +61,7 @@ def main() -> int:
              "file's own claim)")
         return 1
     try:
-        verdict = recheck.check(cert, int(request.get("workers", 1)),
-                                corners=bool(request.get("corners", True)))
+        verdict = recheck.check(cert, int(request.get("workers", 1)), corners=request.get("corners", 1))
     except recheck.NotACertificate as exc:  # a kind whose leaves it does not judge: refused
         print(f"verify: error: {path}: {exc}", file=sys.stderr)
         return 2

@@ -242,7 +242,7 @@ def _recheck_independent(args: argparse.Namespace) -> int:
     import sys
 
     from ..certify.registered import registration
-    from ..checker.process import ask
+    from ..certify.independent import ask
 
     try:
         data = json.loads(Path(args.certificate).read_text())
