@@ -306,3 +306,29 @@ def test_the_checkers_trusted_base_stays_within_its_stated_size():
     # 1,500 (issue 37): the checker's own routes for the new certificate kinds (the lemma for
     # every d >= d0, proofs/checker.md section 12)
     assert actual <= stated <= 1500, f"verify/checker has {actual} lines, the document says {stated}"
+
+
+def _certify_imports() -> dict[str, set[str]]:
+    """Each module of verify/certify and the modules of verify/certify it imports (anywhere)."""
+    out = {}
+    for path in (ROOT / "verify" / "certify").glob("*.py"):
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                deps.update([node.module.split(".")[0]] if node.module else
+                            [a.name for a in node.names])
+        out[path.stem] = deps
+    return out
+
+
+def test_certify_has_no_import_cycle_and_its_groups_are_a_leaf():
+    graph = _certify_imports()
+
+    def reaches(start: str, node: str, seen: set) -> bool:
+        return any(m == start or (m in graph and m not in seen and reaches(start, m, seen | {m}))
+                   for m in graph[node])
+
+    assert [m for m in graph if reaches(m, m, {m})] == []
+    assert graph["groups"] == set()
+    graph["groups"].add("boxes")  # the test's own mutation: a leaf that imports shows as a cycle
+    assert "groups" in [m for m in graph if reaches(m, m, {m})]
