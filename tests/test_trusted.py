@@ -94,3 +94,27 @@ def test_only_the_registered_default_boxes_take_the_checker_first_route():
                    for c in outcomes.certified_cases("thm2-4d", Profile.FULL, {}))
     assert "engine_sample" not in outcomes.certified_cases("prop1", Profile.DEFAULT,
                                                            {"d": [10, 20]})[0].params
+
+
+@pytest.fixture(scope="module")
+def committed_4d():
+    """A certificate of a small box of the four-axis group of Theorem 2."""
+    root = boxes.hypothesis_box(10, 10.05, 0.1, 0.1005)
+    run = boxes.branch_and_bound("thm2-4d", root, CONSTANTS, 96, 40, max_boxes=200)
+    assert run.status is True
+    return json.loads(json.dumps(certificate.certificate(run, CONSTANTS)))
+
+
+def test_the_phase3_fault_is_caught_at_the_sampled_centres(committed_4d):
+    """The fault table's open row: Phase 3's weights without their background part.  Its
+    margins stay true, so the checker accepts and the engine's box recheck certifies again;
+    at a leaf's centre the engine's narrow ball misses the checker's."""
+    import faults
+
+    indices = list(range(len(committed_4d["leaves"])))
+    assert trusted.engine_sample(committed_4d, indices) == []
+    with pytest.MonkeyPatch.context() as mp:
+        faults._phase3_weights_skip_background(mp)
+        found = trusted.engine_sample(committed_4d, indices)
+    assert found and all("thm2.final: the engine's value" in p and "misses the checker's" in p
+                         for p in found)

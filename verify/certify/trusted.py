@@ -66,7 +66,9 @@ def checker_verdict(path: Path, group: str, box: tuple, constants: Mapping) -> t
 
 def engine_sample(data: dict, indices: list[int]) -> list[str]:
     """The engine's recheck of the leaves ``indices`` (box, corners, overlap with the stored
-    enclosures: :func:`verify.certify.certificate.recheck_leaf`); the problems found."""
+    enclosures: :func:`verify.certify.certificate.recheck_leaf`), then each leaf's centre
+    evaluated by both the engine and the checker as a point (:func:`point_problems`); the
+    problems found."""
     from fractions import Fraction
 
     from .certificate import recheck_leaf
@@ -75,10 +77,48 @@ def engine_sample(data: dict, indices: list[int]) -> list[str]:
     out: list[str] = []
     for i in indices:
         leaf = data["leaves"][i]
-        out += recheck_leaf((i, data["group"], tuple(float.fromhex(x) for x in leaf["box"]),
+        box = tuple(float.fromhex(x) for x in leaf["box"])
+        out += recheck_leaf((i, data["group"], box,
                              {c: (float.fromhex(a), float.fromhex(b))
                               for c, (a, b) in leaf["margins"].items()},
                              constants, int(data["bits"]), data.get("method", "plain")))
+        out += point_problems(i, data, box, constants)
+    return out
+
+
+def point_problems(index: int, data: dict, box: tuple, constants: Mapping) -> list[str]:
+    """The engine's margins at the leaf's centre (a box of zero width: balls as narrow as the
+    precision allows) against the checker's own values there: the same function must overlap,
+    a lower bound may not lie above the checker's value.  A box's enclosure is wide enough to
+    hide an engine fault that moves a value by less than its width (the Phase-3 weights without
+    their background part: docs/faults.md); two narrow balls of two routes are not."""
+    from flint import arb, ctx
+
+    from ..checker.claims import GROUPS, evaluate, recorded
+    from .boxes import box_margins
+
+    group, method = data["group"], data.get("method", "plain")
+    n = len(box) // 2
+    point = tuple(x for i in range(n) for x in [(box[2 * i] + box[2 * i + 1]) / 2] * 2)
+    old = ctx.prec
+    try:
+        engine = box_margins(group, point, constants, int(data["bits"]), method)
+        ctx.prec = int(data["bits"])
+        mine = evaluate(group, point, constants)
+    except (ArithmeticError, ValueError) as exc:
+        return [f"leaf {index}: its centre cannot be evaluated by both routes ({exc})"]
+    finally:
+        ctx.prec = old
+    if engine is None:
+        return [f"leaf {index}: the engine does not enclose its margins at the centre"]
+    out = []
+    for claim in GROUPS[group].claims:
+        kind, key = recorded(group)[method][claim]
+        e, c = engine[claim], mine[key]
+        if not (e.overlaps(c) if kind == "two" else arb(e.lower()) <= c.upper()):
+            out.append(f"leaf {index}, {claim}: the engine's value {e.str(6, radius=False)} at the "
+                       f"centre {'misses' if kind == 'two' else 'lies above'} the checker's "
+                       f"{c.str(6, radius=False)}")
     return out
 
 
