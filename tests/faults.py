@@ -46,8 +46,8 @@ def _phase3_weights_skip_background(mp):  # wherever the shared Phase-3 solve is
 
 def _phase3_fault_on_the_certified_route(mp):
     """The Phase-3 fault where the default profile meets it: each quick box of the four-axis
-    groups gets a certificate written by the clean engine (as `verify certify` commits one), so
-    the case takes the default route (the checker decides over every leaf, the engine re-judges
+    groups gets a certificate written by the clean engine (as `verify certify` commits one),
+    and the case's ``engine_sample`` (the row's params) sends it on the default route (the checker decides over every leaf, the engine re-judges
     a sample and compares its values at the leaves' centres with the checker's); then the fault
     is planted."""
     import json
@@ -149,5 +149,5 @@ FAULTS: list[Fault] = [
           _phase3_fault_on_the_certified_route,
           # cor1.certified_box stays green under it at its quick box (measured): there the
           # fault moves cor1.population by less than the balls at the leaves' centres
-          {"thm2.certified_box": {}}),
+          {"thm2.certified_box": {"params": {"engine_sample": 0.05}}}),
 ]

@@ -7,7 +7,6 @@ import math
 
 import pytest
 
-pytest.importorskip("flint")
 
 from flint import arb  # noqa: E402
 from hypothesis import given, settings, strategies as st  # noqa: E402

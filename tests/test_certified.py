@@ -5,7 +5,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-flint = pytest.importorskip("flint")
+import flint
 from flint import arb  # noqa: E402
 
 from verify.engine import expectations  # noqa: E402

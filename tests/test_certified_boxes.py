@@ -8,7 +8,6 @@ from fractions import Fraction
 
 import pytest
 
-pytest.importorskip("flint")
 
 from verify.certify import boxes, certificate  # noqa: E402
 from verify.certify.claims import margins  # noqa: E402
@@ -136,18 +135,6 @@ def test_cli_eval_certified_contains_the_mpmath_value(capsys):
             ball = balls["loss"] if key == "loss" else balls["grad"][key]  # one shape with and without --certified
             mid, rad = mpmath.mpf(ball["mid"]), mpmath.mpf(ball["rad"])
             assert abs(mpmath.mpf(value) - mid) <= rad + abs(mid) * mpmath.mpf(10) ** -19
-
-
-def test_without_flint_one_line_and_exit_2(monkeypatch, capsys):
-    import verify.engine.certified as certified
-
-    def missing():
-        raise certified.CertifiedUnavailable("certified mode needs python-flint: pip install python-flint")
-
-    monkeypatch.setattr(certified, "require_flint", missing)
-    assert main(["eval", "--d", "10", "--certified"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "python-flint" in err[0]
 
 
 def test_registered_certified_checks_pass_and_a_mutation_turns_them_red():

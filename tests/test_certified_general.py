@@ -6,7 +6,7 @@ import mpmath
 import numpy as np
 import pytest
 
-flint = pytest.importorskip("flint")
+import flint
 from flint import arb  # noqa: E402
 
 from verify.engine import general  # noqa: E402

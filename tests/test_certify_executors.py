@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("flint")
 
 from verify.certify import box_journal, boxes, certificate, statements  # noqa: E402
 from verify.cli import main  # noqa: E402

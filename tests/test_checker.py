@@ -16,7 +16,6 @@ from pathlib import Path
 import mpmath
 import pytest
 
-pytest.importorskip("flint")
 
 from flint import arb, ctx  # noqa: E402
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("flint")
 
 from verify.certify import boxes, certificate  # noqa: E402
 from verify.checker import process  # noqa: E402

@@ -254,7 +254,6 @@ def test_sweep_claims_only_inside_the_hypotheses():
 
 
 def test_plot_writes_png(tmp_path):
-    pytest.importorskip("matplotlib")
     rows = [dict(axis=a, factor=f, scaled=f, d=5, eps=0.5, target=0.4, p=0.5, lo=0.3, hi=0.7)
             for a in ("N1", "N3") for f in (0.5, 1.0)]
     path = tmp_path / "picture.png"

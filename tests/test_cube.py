@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-flint = pytest.importorskip("flint")
+import flint
 from flint import arb  # noqa: E402
 
 from verify.certify import cube, cube_certificate  # noqa: E402

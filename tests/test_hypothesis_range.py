@@ -9,7 +9,6 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-pytest.importorskip("flint")
 
 from flint import arb  # noqa: E402
 from hypothesis import given, settings, strategies as st  # noqa: E402

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("flint")
 
 from flint import arb, ctx  # noqa: E402
 

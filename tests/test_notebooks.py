@@ -22,7 +22,6 @@ jupytext = pytest.importorskip("jupytext")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("nbformat")
 ipykernel_kernelspec = pytest.importorskip("ipykernel.kernelspec")
-pytest.importorskip("matplotlib")
 from jupyter_client.kernelspec import KernelSpecManager  # noqa: E402  (installed with nbclient)
 
 ROOT = Path(__file__).resolve().parent.parent

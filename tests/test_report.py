@@ -128,11 +128,6 @@ def test_figures_are_the_same_bytes_twice_and_absent_without_matplotlib(tmp_path
     second = figures.draw([rep], load(), tmp_path / "b", tmp_path)
     assert [t for t, _ in first] == [t for t, _ in second] and len(first) == 1
     assert (tmp_path / "a" / "floors.png").read_bytes() == (tmp_path / "b" / "floors.png").read_bytes()
-    monkeypatch.setattr(figures, "available", lambda: False)
-    from verify.cli import run as cli_run
-
-    drawn, note = cli_run._figures([rep], load(), tmp_path / "r.md", "quick")
-    assert drawn == [] and note == figures.NO_MATPLOTLIB
 
 
 def test_the_summary_names_the_strongest_evidence_with_its_range():
@@ -193,7 +188,7 @@ def test_each_figure_says_what_it_shows_and_a_shared_caption_comes_once():
     from verify.report.markdown import figure_lines
 
     lines = figure_lines([("A", "figures/tiling-a.png"), ("B", "figures/tiling-b.png"),
-                          ("Floors", "figures/floors.png")], None)
+                          ("Floors", "figures/floors.png")])
     text = "\n".join(lines)
     assert text.count("The certified tilings") == 1 and "upper bound of the true infimum" in text
     assert text.index("The certified tilings") < text.index("![A]")

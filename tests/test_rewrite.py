@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("flint")
 
 from verify.certify import boxes, certificate, cube_certificate  # noqa: E402
 from verify.cli import main  # noqa: E402

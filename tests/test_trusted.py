@@ -11,7 +11,6 @@ import sys
 
 import pytest
 
-pytest.importorskip("flint")
 
 import test_mutations as tm  # noqa: E402
 from verify.certify import boxes, certificate, outcomes, trusted  # noqa: E402
@@ -90,8 +89,8 @@ def test_the_sample_is_seeded_by_its_text_and_at_least_one_leaf():
 def test_only_the_registered_default_boxes_take_the_checker_first_route():
     default = outcomes.certified_cases("thm2-4d", Profile.DEFAULT, {})
     assert default and all(c.params["engine_sample"] == trusted.SAMPLE for c in default)
-    assert not any("engine_sample" in c.params
-                   for c in outcomes.certified_cases("thm2-4d", Profile.FULL, {}))
+    assert not any("engine_sample" in c.params for profile in (Profile.FULL, Profile.QUICK)
+                   for c in outcomes.certified_cases("thm2-4d", profile, {}))
     assert "engine_sample" not in outcomes.certified_cases("prop1", Profile.DEFAULT,
                                                            {"d": [10, 20]})[0].params
 

@@ -24,14 +24,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
-from flint import arb
-
 from ..engine.certified.balls import outward
 from . import eps_tail, plan_range, statements
-from .groups import GROUPS
-from .roots import hypothesis_box, log_box  # noqa: F401 (the roots, as before)
 from .centred import centred_margins
 from .claims import Box, exact_final_margin, margins
+from .groups import GROUPS
+from .roots import hypothesis_box, log_box  # noqa: F401 (the roots, as before)
 
 METHODS = ("centred", "plain")
 WITNESS_AREA = 0.05  # a box not enclosed gets an exact witness try only when this small (log units)

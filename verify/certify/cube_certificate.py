@@ -240,12 +240,6 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
     (``folder`` None, or no matching certificate there)."""
     from ..checks import Evidence, Outcome
 
-    try:
-        from ..engine.certified import require_flint
-
-        require_flint()
-    except ValueError as exc:
-        return Outcome(case.label, None, None, Evidence.CERTIFIED, str(exc))
     problem = PROBLEMS[group]
     if case.params.get("from_root"):  # asked: the committed certificate does not seed the run
         folder = None

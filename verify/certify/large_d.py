@@ -77,7 +77,7 @@ def symbolic_steps() -> tuple[tuple[str, bool], ...]:
     (proofs/large-d.md, steps 1-9; the closed forms and the reduction are the engine's)."""
     from ..engine import symbolic as S
 
-    d, eta1 = S.d, S.eta1
+    d = S.d
     ell = sp.Symbol("ell", nonnegative=True)  # ln(d - 1) >= 0 for d >= 2
     li2 = sp.Symbol("Li2", nonnegative=True)  # Li_2((d-2)/(d-1)) = sum q^m/m^2 >= 0
     t, s, j, x = sp.symbols("t s j x", nonnegative=True)

@@ -2,8 +2,7 @@
 
 Proposition 1 over (d, eps); Theorem 2 and Corollary 1 over (d, eps, u = eta1/sqrt(d),
 v = eta2_min/eta2), every step size their hypotheses allow (groups ``thm2-4d``, ``cor1-4d``,
-proofs/hypothesis-range.md).  Imported lazily by the results modules (python-flint is an
-optional extra): without it the outcome is undecided with one line saying so, never a pass.
+proofs/hypothesis-range.md).  Imported lazily by the results modules.
 """
 from __future__ import annotations
 
@@ -51,7 +50,7 @@ def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case
             e_lo, e_hi = min(options["eps"]), max(options["eps"])
         boxes = ((d_lo, d_hi, e_lo, e_hi, budget),)
     cases = [_case(*box[:5], group=box[5] if len(box) > 5 else group) for box in boxes]
-    if profile is not Profile.FULL and not (options.get("d") or options.get("eps")):
+    if profile is Profile.DEFAULT and not (options.get("d") or options.get("eps")):
         from .trusted import SAMPLE  # the checker decides, the engine samples
 
         cases = [Case(c.label, {**c.params, "engine_sample": SAMPLE}) for c in cases]
@@ -153,12 +152,6 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
     leaf is a counterexample region, else undecided.  Margin: the smallest certified margin.
     Proposition 1 also proves, symbolically for every d, that the symmetric attention at the
     exact gap is the worst case (:func:`verify.engine.symbolic.background_worst_case`)."""
-    try:
-        from ..engine.certified import require_flint
-
-        require_flint()
-    except ValueError as exc:
-        return Outcome(case.label, None, None, Evidence.CERTIFIED, str(exc))
     from .boxes import branch_and_bound
 
     start = start_of(case, constants, group)

@@ -1,7 +1,7 @@
-"""The certified-mode commands (Arb balls through python-flint, an optional extra): ``verify
+"""The certified-mode commands (Arb balls through python-flint): ``verify
 certify``, ``verify recheck``, ``verify eval --certified`` and the selection behind
 ``--certified``.  Presents only: the enclosures come from ``verify.engine.certified`` and the
-branch and bound from ``verify.certify``.  Without python-flint each prints one line, exit 2."""
+branch and bound from ``verify.certify``."""
 from __future__ import annotations
 
 import argparse
@@ -16,11 +16,7 @@ from .run import console, load_constants
 
 
 def certified_ids(ids: Sequence[str] | None) -> list[str]:
-    """With --certified: the checks of certified evidence among the selection (python-flint
-    required: one line and exit 2 without it)."""
-    from ..engine.certified import require_flint
-
-    require_flint()
+    """With --certified: the checks of certified evidence among the selection."""
     from ..results import select
 
     try:
@@ -98,12 +94,9 @@ def cmd_certify(args: argparse.Namespace) -> int:
     """Branch and bound over a box of (d, eps) (and u, v for the groups over the whole
     hypothesis range); writes a certificate (certified evidence).  The boxes of each generation
     run on the executor the flags ask for; with --journal a stopped run resumes."""
-    from ..engine.certified import require_flint
-
     cli_args.check_outputs(args, ("output",))
     if args.output is None:
         raise cli_args.UsageError("certify needs --output FILE (the certificate)")
-    require_flint()
     import math
     import sys
 
@@ -181,9 +174,6 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     the leaves instead, in its own process (:func:`_recheck_independent`)."""
     if args.independent:
         return _recheck_independent(args)
-    from ..engine.certified import require_flint
-
-    require_flint()
     from ..certify.certificate import recheck
     from ..certify.registered import registration
     from ..checker import recheck as checker
@@ -342,12 +332,9 @@ def _recheck_cube(data: dict, args: argparse.Namespace, out, cert) -> int:
 def cmd_certify_cube(args: argparse.Namespace) -> int:
     """Branch and bound over the cube of successive ratios (Propositions 2, 3) from the root,
     journaled; writes a format-2 certificate (certified evidence)."""
-    from ..engine.certified import require_flint
-
     cli_args.check_outputs(args, ("output",))
     if args.output is None:
         raise cli_args.UsageError("certify-cube needs --output FILE (the certificate)")
-    require_flint()
     from ..certify import cube, cube_certificate
     from ..run import progress
 

@@ -78,12 +78,11 @@ def add_parser(sub, command) -> None:
 
 
 def handle(args: argparse.Namespace, console) -> int:
-    from ..experiments import figure, protocol
+    from ..experiments import protocol
     from ..experiments.grid import open_journal
     from ..run import executors, progress
     from ..run.journal import JournalError
 
-    figure.require()
     if args.map_seeds is None:
         args.map_seeds = len(protocol.MAP_SEEDS)
     cli_args.check_outputs(args, files=(), folders=("output",))

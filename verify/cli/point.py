@@ -41,9 +41,6 @@ def _numeric_eval(args: argparse.Namespace) -> dict:
 
 
 def _certified_eval(args: argparse.Namespace) -> dict:
-    from ..engine.certified import require_flint
-
-    require_flint()
     from flint import arb
 
     from ..engine.certified.balls import bits_for, precision

@@ -216,9 +216,9 @@ def run_checks(args: argparse.Namespace, ids: Sequence[str] | None, options: dic
     if path is not None:
         command = "verify all" if ids is None else f"verify check {' '.join(ids)}"
         see_also = _see_also(path, profile.value) + cli_regression.slack_link(path, REPORT_PATH)
-        drawn, note = _figures(reports, consts, path, profile.value)
+        drawn = _figures(reports, consts, path, profile.value)
         text = report.markdown(reports, results, consts, profile, command, see_also, prov,
-                               folder=path.parent, figures=drawn, figure_note=note, graph=proof_graph())
+                               folder=path.parent, figures=drawn, graph=proof_graph())
         cli_args.write_text(str(path), text, "--output")
         out.print(f"wrote {path}", highlight=False)
     for line in cli_certified.closing_notes(starts, reports):
@@ -254,19 +254,15 @@ def _certificates(reports, profile: str) -> list[tuple[str, Path]]:
     return out
 
 
-def _figures(reports, consts, path: Path, profile: str) -> tuple[list, str | None]:
-    """Draw the report's figures beside it: (title, relative path) of each, or a one-line note
-    when matplotlib is missing."""
+def _figures(reports, consts, path: Path, profile: str) -> list:
+    """Draw the report's figures beside it: (title, relative path) of each."""
     from ..report import figures
-
-    if not figures.available():
-        return [], figures.NO_MATPLOTLIB
     from ..results import REGISTRY, proof_graph
 
     ran = {r.result.id for r in reports}
     results = [r.id for r in REGISTRY if r.id in ran]
     return figures.draw(reports, consts, figure_folder(path), path.parent,
-                        _certificates(reports, profile), proof_graph(), results), None
+                        _certificates(reports, profile), proof_graph(), results)
 
 
 def cmd_all(args: argparse.Namespace) -> int:

@@ -4,7 +4,6 @@ a panel's scale).  matplotlib (the ``notebooks`` extra) is
 imported lazily, with the Agg backend; :func:`require` reports its absence in one line."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Mapping
 
@@ -12,15 +11,6 @@ import numpy as np
 
 from .plans import LABELS
 from .run import TASK_LABELS
-
-MISSING = ("Figure 3 needs matplotlib, which is in the notebooks extra: "
-           "pip install 'verify[notebooks]'")
-
-
-def require() -> None:
-    if importlib.util.find_spec("matplotlib") is None:
-        raise ValueError(MISSING)
-
 
 def median_curve(runs: list[dict], key: str) -> tuple[np.ndarray, np.ndarray]:
     """Median of one trajectory quantity over the seeds whose runs did not diverge."""

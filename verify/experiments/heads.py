@@ -42,7 +42,6 @@ from typing import Callable, Mapping, Sequence
 from ..run import executors
 from ..run.journal import JournalError
 from . import protocol
-from .figure import require
 from .grid import open_journal, run_all
 from .heads_runs import STEPS, TABLE_HEADS, HeadsRun, batch, settings_at, worker
 from .statistics import at_least, mean_bounds, power
@@ -318,7 +317,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"verify: error: --output: no such directory: {out}", file=sys.stderr)
         return 2
     try:
-        require()
         with executors.choose(args.workers) as pool:
             data = study(args.tasks, args.d, args.heads, args.seeds, out, pool, _progress())
     except (JournalError, executors.ExecutorError, ValueError) as exc:

@@ -19,8 +19,6 @@ from ..constants import Constant
 from ..ledger import Obligation
 from ..run.runner import CheckReport
 
-NO_MATPLOTLIB = ("Figures: not drawn (matplotlib is not installed; `pip install matplotlib` and "
-                 "rerun to draw them).")
 FLOORS = (("prop2", "prop2.floor", "prop2.certified_floor", "prop2.c1", "Proposition 2: inf over alpha"),
           ("prop3", "prop3.floor", "prop3.certified_floor", "prop3.c2", "Proposition 3: inf over beta"),
           ("prop4", "prop4.floor", "prop4.certified_floor", "prop4.c4", "Proposition 4: inf over B"),
@@ -28,12 +26,6 @@ FLOORS = (("prop2", "prop2.floor", "prop2.certified_floor", "prop2.c1", "Proposi
 PLANS = (("three_phase", "three phases"), ("attention_only", "attention only"),
          ("output_only", "output only"), ("heads", "H heads"), ("attention_first", "attention first"))
 DPI = 90
-
-
-def available() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("matplotlib") is not None
 
 
 def _figure(width: float, height: float):

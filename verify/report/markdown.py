@@ -105,10 +105,8 @@ def summary_lines(reports: Sequence[CheckReport], results: Sequence[Result],
     return out
 
 
-def figure_lines(figures: Sequence[tuple[str, str]], note: str | None) -> list[str]:
-    """Embedded figures (title, relative path), or the one line that says why there are none."""
-    if note:
-        return ["## Figures", "", note, ""]
+def figure_lines(figures: Sequence[tuple[str, str]]) -> list[str]:
+    """Embedded figures (title, relative path)."""
     if not figures:
         return []
     out, said = ["## Figures", ""], set()
@@ -241,7 +239,7 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
              constants: Mapping[str, Constant], profile: Profile, command: str = "verify all",
              see_also: Sequence[str] = (), provenance: Mapping[str, str] | None = None,
              folder: Path | None = None, figures: Sequence[tuple[str, str]] = (),
-             figure_note: str | None = None, graph: Mapping[str, Obligation] | None = None) -> str:
+             graph: Mapping[str, Obligation] | None = None) -> str:
     """The markdown report; ``see_also`` lines (links to companion reports) follow the legend,
     ``figures`` (title, path relative to the report) are embedded, the ``provenance`` record
     (:mod:`verify.report.provenance`) closes it; ``folder`` is where the report is written (the
@@ -260,7 +258,7 @@ def markdown(reports: Sequence[CheckReport], results: Sequence[Result],
              READING.format(kinds=kinds_text(), exit_meaning=EXIT_MEANING), "",
              ledger_text(reports), "",
              *(line for text in see_also for line in (text, "")),
-             *figure_lines(figures, figure_note)]
+             *figure_lines(figures)]
     trees = proof_ledger.trees(graph, results, reports) if graph is not None else {}
     for result in results:
         lines += _result_section(result, by_result.get(result.id, []), reports, appendix,

@@ -1,4 +1,4 @@
-"""Certified mode: the engine's symmetric kernels on Arb balls (python-flint, optional extra).
+"""Certified mode: the engine's symmetric kernels on Arb balls (python-flint).
 
 Every number here is a ball ``mid +- rad`` that contains the true value: rounding, the
 quadrature's truncation (``acb.integral`` bounds it rigorously) and the integral's tail beyond the
@@ -13,20 +13,5 @@ a rigorous error bound for vector integrands, 1-D and 2-D), :mod:`.heads` (cross
 :mod:`.floors` (min over the output weights: solve, dual bound), :mod:`.one_step` (Theorem 1's
 floor at one point).
 
-python-flint is optional: importing this package without it raises
-:class:`CertifiedUnavailable` with one line saying how to install it.
+python-flint is a required dependency (pyproject.toml): there is no fallback without it.
 """
-from __future__ import annotations
-
-
-class CertifiedUnavailable(ValueError):
-    """python-flint is not installed (``pip install python-flint``)."""
-
-
-def require_flint() -> None:
-    """Raise :class:`CertifiedUnavailable` unless python-flint can be imported."""
-    try:
-        import flint  # noqa: F401
-    except ImportError:
-        raise CertifiedUnavailable(
-            "certified mode needs python-flint: pip install python-flint") from None

@@ -276,7 +276,6 @@ def target_moments_batch(d: int, alphas, targets, h: float = FLOAT_STEP) -> tupl
     order = np.argsort(lengths, kind="stable")
     start = 0
     while start < len(order):
-        n = lengths[order[start]]
         stop = start + 1
         while stop < len(order) and (stop - start + 1) * lengths[order[stop]] * d <= BATCH_ELEMENTS:
             stop += 1
