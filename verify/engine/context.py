@@ -22,11 +22,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import mpmath
-import numpy as np
-from flint import acb, arb
+
+if TYPE_CHECKING:
+    from flint import arb
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ class Context:
 
 def _ball(x):
     """int, Fraction, str, arb or acb -> a ball (a Fraction exactly: numerator / denominator)."""
+    from flint import acb, arb
+
     if isinstance(x, (arb, acb)):
         return x
     if isinstance(x, Fraction):
@@ -65,6 +68,7 @@ def meet_balls(a: arb, b: arb) -> arb:
     """Two enclosures of one number: their intersection (a non-finite one is dropped; disjoint
     ones are a defect of the code that formed them, never a property of the number).
 
+    >>> from flint import arb
     >>> x = meet_balls(arb(1, 1), arb(2, 1))  # [0, 2] and [1, 3]
     >>> x.contains(arb(1.5)), x.contains(arb(0.9))
     (True, False)
@@ -78,7 +82,18 @@ def meet_balls(a: arb, b: arb) -> arb:
     return a.intersection(b)
 
 
+def _numpy(name: str) -> Callable[[Any], Any]:
+    """numpy's ufunc ``name``, imported on first use (numpy and python-flint load only with the
+    routes that use them: a cold `verify eval` on the mpmath route loads neither)."""
+    def ufunc(x):
+        import numpy
+
+        return getattr(numpy, name)(x)
+
+    return ufunc
+
+
 MP = Context("mpmath", mpmath.mpf, mpmath.exp, mpmath.expm1, mpmath.log, mpmath.sqrt)
-FP = Context("float64", float, np.exp, np.expm1, np.log, np.sqrt)
+FP = Context("float64", float, _numpy("exp"), _numpy("expm1"), _numpy("log"), _numpy("sqrt"))
 ARB = Context("arb", _ball, lambda x: x.exp(), lambda x: x.expm1(), lambda x: x.log(),
               lambda x: x.sqrt(), meet_balls)
