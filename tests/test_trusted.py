@@ -50,6 +50,7 @@ def test_the_checker_first_route_gives_the_engine_routes_verdict_and_margin(comm
     assert first.values["checker"] == outcomes.ACCEPTED
     assert "verify/checker in its own process, every leaf" in first.detail
     assert f"seeded sample of 1 of the {len(committed['leaves'])} leaves and agrees" in first.detail
+    assert "the smallest margin is the stored one (the checker proves every margin > 0)" in first.detail
 
 
 def test_a_raised_stored_margin_is_rejected_by_the_checker(committed, tmp_path, monkeypatch):
@@ -117,3 +118,13 @@ def test_the_phase3_fault_is_caught_at_the_sampled_centres(committed_4d):
         found = trusted.engine_sample(committed_4d, indices)
     assert found and all("thm2.final: the engine's value" in p and "misses the checker's" in p
                          for p in found)
+
+
+def test_the_leaf_of_the_reported_margin_is_always_re_judged(committed, tmp_path, monkeypatch):
+    seen = []
+    real = trusted.engine_sample
+    monkeypatch.setattr(trusted, "engine_sample", lambda data, idx: seen.extend(idx) or real(data, idx))
+    out = _judge(tmp_path / "certificates", committed, monkeypatch)
+    lows = [min(float.fromhex(lo) for lo, _ in leaf["margins"].values()) for leaf in committed["leaves"]]
+    assert lows.index(min(lows)) in seen and out.margin == min(lows)
+    assert f"re-judged its leaf ({lows.index(min(lows))})" in out.detail

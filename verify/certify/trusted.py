@@ -122,6 +122,13 @@ def point_problems(index: int, data: dict, box: tuple, constants: Mapping) -> li
     return out
 
 
+def tightest_leaf(run: Run) -> int:
+    """The index of the leaf whose stored margin is the smallest (the one the outcome reports):
+    the engine always re-judges it, so the number in the report is this code's."""
+    return min(range(len(run.leaves)),
+               key=lambda i: min((lo for lo, _ in run.leaves[i].margins.values()), default=0.0))
+
+
 def judge(path: Path, group: str, root: tuple, box: tuple, constants: Mapping,
           share: float = SAMPLE) -> tuple[bool, Run, str]:
     """(passed, the certificate's leaves as a run, what to add to the detail): the checker over
@@ -137,13 +144,14 @@ def judge(path: Path, group: str, root: tuple, box: tuple, constants: Mapping,
     if not accepted:
         return False, run, f"; the independent checker REJECTS it: {said}"
     chosen = sample(len(run.leaves), share, f"{group}:{path.name}:{len(run.leaves)}")
+    tightest = tightest_leaf(run)
     note(f"the engine re-judges a seeded sample of {len(chosen)} leaves", force=True)
-    problems = engine_sample(data, chosen)
+    problems = engine_sample(data, sorted(set(chosen) | {tightest}))
     found = re.search(r"\(independent checker, (.*), [0-9.]+ s\)", said)  # no timing: same bytes
     checked = (f"; checked independently (verify/checker in its own process, every leaf: "
-               f"{found.group(1) if found else said}); "
-               f"the engine re-judged a seeded sample of {len(chosen)} of the "
-               f"{len(run.leaves)} leaves")
+               f"{found.group(1) if found else said}); the smallest margin is the stored one "
+               f"(the checker proves every margin > 0); the engine re-judged its leaf ({tightest}) "
+               f"and a seeded sample of {len(chosen)} of the {len(run.leaves)} leaves")
     if problems:
         return False, run, checked + f", and DISAGREES: {problems[0]}"
     return True, run, checked + " and agrees"
