@@ -184,7 +184,7 @@ def add_parsers(sub, command: Callable) -> None:
                     help=f"decimal digits, 5 to {cli_args.MAX_DPS} (default 30)")
     cli_args.add_json(ev, "the loss and gradient")
     ev.add_argument("--certified", action="store_true",
-                    help="Arb ball enclosures (midpoint and rigorous radius; needs python-flint)")
+                    help="Arb ball enclosures (midpoint and rigorous radius)")
     ev.set_defaults(handler=cmd_eval)
 
     pl = command(sub, "plan", "run Theorem 2's three-phase training plan on the exact population "

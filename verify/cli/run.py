@@ -324,7 +324,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cluster", choices=["local"],
                    help="start a local Dask cluster of --workers processes for the run")
     p.add_argument("--certified", action="store_true",
-                   help="run only the certified checks (Arb balls; needs python-flint)")
+                   help="run only the certified checks (Arb balls)")
     cli_args.add_json(p, "the report (every check, case and constant)")
     p.add_argument("--journal", metavar="PATH",
                    help="record each finished case in PATH and resume from it: a stopped run "
