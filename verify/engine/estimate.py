@@ -1,7 +1,9 @@
 """One type for a computed number and what is known about its error.
 
-Every engine routine that returns a value with an error returns an :class:`Estimate`; every
-outcome helper in ``verify.results.common`` consumes one.  The ``kind`` says how much the error
+The general engine (:mod:`verify.engine.general`: moments, loss, optimum) returns its values
+with their errors as :class:`Estimate`; the certified engine's balls carry their radius
+themselves (:mod:`verify.engine.certified.balls` turns one into an Estimate of kind
+``enclosure``); the outcome helpers in ``verify.results.common`` consume them.  The ``kind`` says how much the error
 is worth, and the report prints it:
 
 * ``proven`` -- ``|true - value| <= error`` is a theorem (a proven tail bound, exact arithmetic,

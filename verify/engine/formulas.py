@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+import numpy as np
 
 if TYPE_CHECKING:  # the contexts are handed in: nothing of context.py runs here
     from .context import Context
@@ -121,7 +122,7 @@ def solve2(A: tuple, c: tuple) -> tuple:
     return ((A[1][1] * c[0] - A[0][1] * c[1]) / det, (A[0][0] * c[1] - A[1][0] * c[0]) / det)
 
 
-def softmax_counts(counts: "np.ndarray", logits: "np.ndarray") -> "np.ndarray":
+def softmax_counts(counts: np.ndarray, logits: np.ndarray) -> np.ndarray:
     """``gamma_i = C_i e^(l_i) / sum_j C_j e^(l_j)`` over the last axis (the model's attention on
     a word with counts ``C``); counts and logits broadcast (float64).
 
@@ -129,12 +130,9 @@ def softmax_counts(counts: "np.ndarray", logits: "np.ndarray") -> "np.ndarray":
     present weight is C_i * 1 >= a positive count and nothing overflows; absent symbols get
     exponent -inf, i.e. weight exactly 0, however large their logit.
 
-    >>> import numpy as np
     >>> softmax_counts(np.array([2.0, 0.0, 1.0]), np.array([0.0, 1e6, 0.0])).tolist()
     [0.6666666666666666, 0.0, 0.3333333333333333]
     """
-    import numpy as np  # here, not at import: the mpmath routes (a cold `verify eval`) need none
-
     present = counts > 0
     masked = np.where(present, logits, -np.inf)
     shift = masked.max(axis=-1, keepdims=True)

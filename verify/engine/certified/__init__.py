@@ -11,7 +11,9 @@ Modules: :mod:`.balls` (precision; the context :data:`verify.engine.context.ARB`
 engine's kernels on balls: moments and loss at any attention), :mod:`.gauss` (Gauss-Legendre with
 a rigorous error bound for vector integrands, 1-D and 2-D), :mod:`.heads` (cross-head blocks),
 :mod:`.floors` (min over the output weights: solve, dual bound), :mod:`.one_step` (Theorem 1's
-floor at one point).
+floor at one point), :mod:`.dual` (first-order duals over balls: the centred form over a box),
+:mod:`.jets` (Taylor jets over a box), :mod:`.ratios` and :mod:`.ratio_floors` (the cube of
+successive ratios of Propositions 2 and 3: stratified moments and their floors).
 
 python-flint is a required dependency (pyproject.toml): there is no fallback without it.
 """
