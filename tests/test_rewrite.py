@@ -65,3 +65,24 @@ def test_the_box_fingerprint_covers_the_judge_and_not_the_report():
     assert {"certify/boxes.py", "engine/certified/moments.py"} <= covered
     assert not any(name.startswith(("report/", "cli/", "checker/")) for name in covered)
     assert certificate.code_fingerprint() == finder_fingerprint("certify/boxes.py")
+
+
+@pytest.mark.parametrize("forgery", ["a leaf dropped", "a leaf twice"])
+def test_leaves_that_do_not_tile_the_root_are_not_rewritten(small, tmp_path, capsys, forgery):
+    """The hostile review: a gap or an overlap was rewritten with exit 0 and a fresh
+    fingerprint, and only then rejected by the checker."""
+    leaves = small["leaves"][1:] if forgery == "a leaf dropped" else small["leaves"] + small["leaves"][:1]
+    path = tmp_path / "prop1.json"
+    path.write_text(json.dumps({**small, "leaves": leaves}))
+    assert main(["recheck", str(path), "--rewrite", "--any-box"]) == 1
+    assert "do not tile its root" in capsys.readouterr().out
+    assert json.loads(path.read_text())["leaves"] == leaves
+
+
+def test_a_cube_certificate_with_a_gap_is_not_rewritten(tmp_path, capsys):
+    data = json.loads((CERTS / "prop3-cube-d3.json").read_text())
+    data["leaves"] = data["leaves"][1:]
+    path = tmp_path / "prop3-cube-d3.json"
+    path.write_text(json.dumps(data))
+    assert main(["recheck", str(path), "--rewrite"]) == 1
+    assert "do not tile its root" in capsys.readouterr().out

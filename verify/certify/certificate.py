@@ -280,6 +280,9 @@ def rewrite(data: dict, executor=None) -> tuple[dict | None, str]:
         return None, f"not a box certificate of a known group ({group!r})"
     constants = {k: Fraction(v) for k, v in data["constants"].items()}
     start = [(_box(leaf["box"]), int(leaf["depth"])) for leaf in data["leaves"]]
+    gaps = coverage_problems(_box(data["root"]), [box for box, _ in start]) if start else ["no leaves"]
+    if gaps:
+        return None, f"its leaves do not tile its root ({gaps[0]}): not rewritten"
     run = branch_and_bound(group, _box(data["root"]), constants, int(data["bits"]),
                            max(depth for _, depth in start), method=data.get("method", "plain"),
                            start=start, executor=executor)

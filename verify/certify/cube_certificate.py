@@ -312,6 +312,9 @@ def rewrite(data: dict, constants) -> tuple[dict | None, str]:
     problem = PROBLEMS[group]
     values = {**constants, **{k: Fraction(v) for k, v in data.get("constants", {}).items()}}
     start = [(leaf_box(leaf["box"]), int(leaf["depth"])) for leaf in data["leaves"]]
+    gaps = coverage_problems(problem.root, [box for box, _ in start]) if start else ["no leaves"]
+    if gaps:
+        return None, f"its leaves do not tile its root ({gaps[0]}): not rewritten"
     run = branch_and_bound(problem, values, start, None, MAX_DEPTH, stop_on_failure=True)
     if sorted(leaf.box for leaf in run.leaves) != sorted(box for box, _ in start) \
             or any(leaf.status != "certified" for leaf in run.leaves):

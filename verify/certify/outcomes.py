@@ -217,9 +217,9 @@ def _checker_first(group: str, case: Case, constants, start: Start) -> Outcome:
     for key in statements.READS.get(group, ()):  # what the verdict depends on (verify deps)
         constants[key]
     box = tuple(case.params[k] for k in ("d_lo", "d_hi", "eps_lo", "eps_hi"))
-    passed, run, checked = trusted.judge(CERTIFICATES.parent / start.source, group, start.root,
-                                         box, values, case.params["engine_sample"])
-    small = run.smallest_margin()
+    passed, run, checked, margin = trusted.judge(CERTIFICATES.parent / start.source, group,
+                                                 start.root, box, values,
+                                                 case.params["engine_sample"])
     statement = statements.statement(group, start.root, constants)
     status: bool | None = passed
     if group == "prop1":
@@ -227,7 +227,7 @@ def _checker_first(group: str, case: Case, constants, start: Start) -> Outcome:
     note = (f"; judged from the {len(run.leaves)} leaves of {start.source} (the default "
             "profile: the checker decides, the engine samples; `verify recheck` and the full "
             "profile re-judge every leaf with the engine)" + checked)
-    return Outcome(case.label, status, small[0] if small and passed else None, Evidence.CERTIFIED,
+    return Outcome(case.label, status, margin if passed else None, Evidence.CERTIFIED,
                    f"{'certified' if passed else 'NOT accepted'}: {statement}; {run.tally()}{note}",
                    margin_kind="difference",
                    values={"leaves": len(run.leaves), "deepest": run.deepest,

@@ -13,6 +13,7 @@ leaf.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
@@ -27,8 +28,8 @@ SAMPLE = 0.05  # the share of the leaves the engine re-judges on the default pro
 
 def sample(count: int, share: float, key: str) -> list[int]:
     """A seeded choice of ``ceil(share * count)`` leaf indices (at least one; none of none),
-    sorted: ``random.Random(key)`` seeds from the text itself, so every machine and every
-    PYTHONHASHSEED draws the same leaves."""
+    sorted: ``random.Random(key)`` seeds from the text itself (the route passes the file's
+    SHA-256), so every machine and every PYTHONHASHSEED draws the same leaves."""
     if count <= 0:
         return []
     return sorted(random.Random(key).sample(range(count), max(1, math.ceil(share * count))))
@@ -130,28 +131,38 @@ def tightest_leaf(run: Run) -> int:
 
 
 def judge(path: Path, group: str, root: tuple, box: tuple, constants: Mapping,
-          share: float = SAMPLE) -> tuple[bool, Run, str]:
-    """(passed, the certificate's leaves as a run, what to add to the detail): the checker over
-    every leaf (bound to the case's ``box``, :func:`checker_verdict`), then the engine over the
-    seeded sample; passed only when both agree."""
+          share: float = SAMPLE) -> tuple[bool, Run, str, float | None]:
+    """(passed, the certificate's leaves as a run, what to add to the detail, the smallest
+    margin): the checker over every leaf (bound to the case's ``box``, :func:`checker_verdict`),
+    then the engine over the seeded sample and the leaf of the smallest stored margin; passed
+    only when both agree.  The margin is the smaller of the smallest stored lower end and the
+    smallest lower end of the checker's own enclosures of the stored margins over the leaves:
+    a lower bound the checker vouches for, whatever the file says."""
     from ..run.progress import note
 
-    data = json.loads(path.read_text())
+    raw = path.read_bytes()
+    data = json.loads(raw)
     run = stored_run(data, group, root)
     note(f"the independent checker judges the {len(run.leaves)} leaves of {path.name} in its "
          "own process", force=True)
     accepted, said = checker_verdict(path, group, box, constants)
     if not accepted:
-        return False, run, f"; the independent checker REJECTS it: {said}"
-    chosen = sample(len(run.leaves), share, f"{group}:{path.name}:{len(run.leaves)}")
+        return False, run, f"; the independent checker REJECTS it: {said}", None
+    chosen = sample(len(run.leaves), share, hashlib.sha256(raw).hexdigest())
     tightest = tightest_leaf(run)
     note(f"the engine re-judges a seeded sample of {len(chosen)} leaves", force=True)
     problems = engine_sample(data, sorted(set(chosen) | {tightest}))
-    found = re.search(r"\(independent checker, (.*), [0-9.]+ s\)", said)  # no timing: same bytes
+    found = re.search(r"\(independent checker, (.*), smallest enclosed margin ([^,]+), [0-9.]+ s\)",
+                      said)  # no timing in the detail: the same bytes on any machine
+    stored = run.smallest_margin()
+    enclosed = float(found.group(2)) if found else -math.inf
+    margin = min(stored[0], enclosed) if stored else None
     checked = (f"; checked independently (verify/checker in its own process, every leaf: "
-               f"{found.group(1) if found else said}); the smallest margin is the stored one "
-               f"(the checker proves every margin > 0); the engine re-judged its leaf ({tightest}) "
-               f"and a seeded sample of {len(chosen)} of the {len(run.leaves)} leaves")
+               f"{found.group(1) if found else said}); the smallest margin reported is the "
+               f"smaller of the stored {stored[0] if stored else None:.6g} and the checker's "
+               f"lowest enclosure {enclosed:.6g}; the engine re-judged the leaf of the smallest "
+               f"stored margin ({tightest}) and a seeded sample of {len(chosen)} of the "
+               f"{len(run.leaves)} leaves")
     if problems:
-        return False, run, checked + f", and DISAGREES: {problems[0]}"
-    return True, run, checked + " and agrees"
+        return False, run, checked + f", and DISAGREES: {problems[0]}", None
+    return True, run, checked + " and agrees", margin

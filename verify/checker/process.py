@@ -32,8 +32,7 @@ def main() -> int:
     sys.stdout.reconfigure(line_buffering=True)  # the parent prints each line as it comes
     try:
         request = json.loads(sys.stdin.read())
-        path = request["certificate"]
-        registered = request["registered"]
+        path, registered = request["certificate"], request["registered"]
         constants = {k: Fraction(v) for k, v in request["constants"].items()}
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         print(f"verify: error: the checker's request is malformed ({exc!r})", file=sys.stderr)

@@ -63,8 +63,8 @@ def read(data: object) -> Certificate:
             raise NotACertificate(f"axes {list(axes)} are not the group's {list(group.axes)}")
         constants = {k: Fraction(v) for k, v in data["constants"].items()}
         missing = [k for k in group.constants if k not in constants]
-        if missing:
-            raise NotACertificate(f"constants missing: {', '.join(missing)}")
+        if missing or not all(re.fullmatch(r"[\w.]+", k) for k in constants):
+            raise NotACertificate(f"constants missing or misnamed: {missing or list(constants)}")
         method = data.get("method", "plain")
         if method not in recorded(data["group"]):
             raise NotACertificate(f"unknown method {method!r}")
@@ -96,6 +96,7 @@ class LeafVerdict:
     problem: str | None = None
     boxes: int = 0  # boxes the checker judged for this leaf (1 when the leaf needed no split)
     depth: int = 0  # deepest further split
+    low: float = math.inf  # the smallest lower end of its enclosures of the stored margins
 
 
 def split(box: tuple) -> tuple[tuple, tuple]:
@@ -124,24 +125,23 @@ def ball(x: arb) -> str:
     return f"{float(x.mid()):.12g} +- {float(x.rad()):.2g}" if x.is_finite() else "not finite"
 
 
-def _weakest(group: str, box: tuple, constants) -> tuple[str, arb] | None:
-    """The first claim whose own margin over ``box`` is not shown > 0 (None: all are)."""
+def _weakest(group: str, box: tuple, constants, method: str) -> tuple[tuple | None, float]:
+    """(the first claim whose own margin over ``box`` is not shown > 0 or None; the smallest
+    lower end of its enclosures over ``box`` of the stored margins, rounded down)."""
     try:
         q = evaluate(group, box, constants)
     except (ArithmeticError, ValueError, ZeroDivisionError):
-        return GROUPS[group].claims[0], arb("nan")
+        return (GROUPS[group].claims[0], arb("nan")), -math.inf
+    low = min(math.nextafter(float(q[recorded(group)[method][c][1]].lower()), -math.inf)
+              for c in GROUPS[group].claims)
     if not q["ok"] > 0:
-        return "the conditions of section 6", q["ok"]
-    for claim in GROUPS[group].claims:
-        if not q[OWN[claim]] > 0:
-            return claim, q[OWN[claim]]
-    return None
+        return ("the conditions of section 6", q["ok"]), low
+    return next(((c, q[OWN[c]]) for c in GROUPS[group].claims if not q[OWN[c]] > 0), None), low
 
 
 def judge_leaf(item: tuple) -> LeafVerdict:
-    """One leaf: its status and stored margins, its own margins (split as needed), and the
-    stored enclosures against the checker's values at the centre and corners (at BITS bits;
-    the caller's precision is restored)."""
+    """One leaf: its status and stored margins, its own margins (split as needed), the stored
+    enclosures against its values at the centre and corners (BITS bits, the caller's restored)."""
     old = ctx.prec
     ctx.prec = BITS
     try:
@@ -167,8 +167,9 @@ def _judge_leaf(index: int, group: str, box: tuple, leaf: dict, constants, metho
         sub, depth = todo.pop()
         out.boxes += 1
         out.depth = max(out.depth, depth)
-        weak = _weakest(group, sub, constants)
+        weak, low = _weakest(group, sub, constants, method)
         if weak is None:
+            out.low = min(out.low, low)
             continue
         if weak[1] < 0:  # an exact margin below 0 disproves; a bound below 0 cannot prove
             what = "FALSE on" if weak[0] in EXACT else "the checker's bound is below 0 on"
@@ -200,15 +201,13 @@ def _agreement(index: int, group: str, box: tuple, leaf: dict, constants, method
             return f"leaf {index}: the checker cannot evaluate its {where} ({exc})"
         for claim in GROUPS[group].claims:
             kind, key = recorded(group)[method][claim]
-            lo, hi = leaf["margins"][claim]
-            mine = q[key]
+            (lo, hi), mine = leaf["margins"][claim], q[key]
             agree = mine.overlaps(arb(lo).union(arb(hi))) if kind == "two" else arb(lo) <= mine.upper()
             if not agree:
                 return (f"leaf {index} ({fmt(box, group)}), {claim}: the stored enclosure "
                         f"[{lo:.12g}, {hi:.12g}] {'misses' if kind == 'two' else 'lies above'} the "
                         f"checker's value {ball(mine)} at the {where} {fmt(pt, group)}")
     return None
-
 
 
 def agreement(cert: Certificate, corners: bool = False) -> list[str]:
@@ -234,6 +233,7 @@ class Verdict:
     split_leaves: int = 0  # leaves it had to split further
     deepest: int = 0
     seconds: float = 0.0
+    low: float = math.inf  # over every leaf judged (LeafVerdict.low)
 
     @property
     def ok(self) -> bool:
@@ -241,8 +241,8 @@ class Verdict:
 
     def summary(self) -> str:
         return (f"{self.leaves} leaves: {self.boxes} boxes judged by the checker, "
-                f"{self.split_leaves} leaves split further (deepest {self.deepest}), "
-                f"{self.seconds:.1f} s")
+                f"{self.split_leaves} leaves split further (deepest {self.deepest}), smallest "
+                f"enclosed margin {self.low!r}, {self.seconds:.1f} s")
 
 
 def check(cert: Certificate, workers: int = 1, leaves: Iterable[int] | None = None,
@@ -275,6 +275,7 @@ def check(cert: Certificate, workers: int = 1, leaves: Iterable[int] | None = No
             verdict.boxes += found.boxes
             verdict.split_leaves += found.boxes > 1
             verdict.deepest = max(verdict.deepest, found.depth)
+            verdict.low = min(verdict.low, found.low)
             if found.problem:
                 verdict.problems.append(found.problem)
                 break
