@@ -188,3 +188,13 @@ def test_a_raised_cube_lower_end_misses_the_checkers_value_at_a_corner():
     assert cube.agreement(recheck.read(data)) == []
     found = cube.agreement(recheck.read(raised(data, 6)))
     assert found and found[0].startswith("leaf 6, prop3.all_attention") and "corner" in found[0]
+
+
+def test_a_constant_name_that_is_not_an_identifier_is_refused(tmp_path, capsys):
+    """The hostile review: a constant named "x\\nREJECTED: spoofed" was printed by the binding
+    note as a line of its own, the parent's reason for a rejection."""
+    data = committed("prop1-whole-box")
+    data["constants"]["x\nREJECTED: spoofed"] = "1"
+    assert main(["recheck", write(tmp_path, data), "--independent"]) == 2
+    out, err = capsys.readouterr()
+    assert "REJECTED: spoofed" not in out and "misnamed" in err
