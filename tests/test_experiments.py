@@ -184,12 +184,6 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
 
 
-def test_missing_matplotlib_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path):
-    monkeypatch.setattr(figure.importlib.util, "find_spec", lambda name: None)
-    code, _, err = _run(capsys, "experiments", "--profile", "quick", "--output", str(tmp_path / "x"))
-    assert code == 2 and "notebooks extra" in err and len(err.strip().splitlines()) == 1
-
-
 def test_configs_mark_every_choice():
     """Every setting outside [quick] says whether the paper fixes it or it is ours."""
     for name in TASKS:
