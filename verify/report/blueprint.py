@@ -72,7 +72,10 @@ def render(uses: Mapping[str, Sequence[str]], colours: Mapping[str, str], labels
     for node in uses:
         g.add_node(node, layer=layers[node])
     g.add_edges_from((node, used) for node, targets in uses.items() for used in targets)
-    pos = nx.multipartite_layout(g, subset_key="layer", align="horizontal", scale=1.0)
+    rows: dict[int, list[str]] = {}  # each layer's nodes in name order: networkx's own grouping
+    for node in sorted(uses):  # of a "layer" attribute is a set, laid out in hash order
+        rows.setdefault(layers[node], []).append(node)
+    pos = nx.multipartite_layout(g, subset_key=rows, align="horizontal", scale=1.0)
     widest = max(sum(1 for n in uses if layers[n] == k) for k in set(layers.values()))
     width, height = max(6.0, 1.15 * widest), max(3.5, 1.3 * (max(layers.values()) + 1) + 1.0)
     with matplotlib.rc_context(matplotlib.rcParamsDefault):
