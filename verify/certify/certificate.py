@@ -204,6 +204,23 @@ def stale_note(folder: Path, group: str, root: Box, constants) -> str | None:
     return first
 
 
+def stored_margins(leaf: dict) -> dict:
+    """A leaf's stored enclosures as floats: claim -> (lower, upper)."""
+    return {c: (float.fromhex(lo), float.fromhex(hi)) for c, (lo, hi) in leaf["margins"].items()}
+
+
+def leaf_box(leaf: dict) -> Box:
+    """A leaf's box as floats."""
+    return _box(leaf["box"])
+
+
+def leaf_item(data: dict, index: int, constants) -> tuple:
+    """The work item of :func:`recheck_leaf` for leaf ``index`` of the certificate ``data``."""
+    leaf = data["leaves"][index]
+    return (index, data["group"], leaf_box(leaf), stored_margins(leaf), constants,
+            int(data["bits"]), data.get("method", "plain"))
+
+
 def recheck_leaf(item: tuple) -> list[str]:
     index, group, box, stored, constants, bits, method = item
     status, pairs = judge_box(group, box, constants, bits, method, corners=True)
@@ -245,10 +262,7 @@ def recheck(data: dict, workers: int = 1, check_code: bool = False) -> Recheck:
     leaves = data["leaves"]
     boxes = [_box(leaf["box"]) for leaf in leaves]
     problems += coverage_problems(root, boxes)
-    items = [(i, group, boxes[i],
-              {c: (float.fromhex(a), float.fromhex(b)) for c, (a, b) in leaf["margins"].items()},
-              constants, int(data["bits"]), data.get("method", "plain"))
-             for i, leaf in enumerate(leaves)]
+    items = [leaf_item(data, i, constants) for i in range(len(leaves))]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             found = list(pool.map(recheck_leaf, items, chunksize=16))
@@ -265,8 +279,7 @@ def slice_leaves(data: dict, point: dict[int, float]) -> list[tuple[Box, dict]]:
     for leaf in data["leaves"]:
         box = _box(leaf["box"])
         if all(box[2 * i] <= x <= box[2 * i + 1] for i, x in point.items()):
-            out.append((box, {c: (float.fromhex(a), float.fromhex(b))
-                              for c, (a, b) in leaf["margins"].items()}))
+            out.append((box, stored_margins(leaf)))
     return out
 
 

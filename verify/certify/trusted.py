@@ -38,12 +38,10 @@ def sample(count: int, share: float, key: str) -> list[int]:
 def stored_run(data: dict, group: str, root: tuple) -> Run:
     """The certificate's leaves as a :class:`Run` (its boxes, depths, statuses and stored
     enclosures), nothing judged: what the outcome reports once the checker has accepted them."""
-    def box(values: list[str]) -> tuple:
-        return tuple(float.fromhex(x) for x in values)
+    from .certificate import leaf_box, stored_margins
 
-    run = Run(group, root, int(data["bits"]), method=data.get("method", "centred"))
-    run.leaves = [Leaf(box(leaf["box"]), int(leaf["depth"]), leaf["status"],
-                       {c: (float.fromhex(a), float.fromhex(b)) for c, (a, b) in leaf["margins"].items()})
+    run = Run(group, root, int(data["bits"]), method=data.get("method", "plain"))
+    run.leaves = [Leaf(leaf_box(leaf), int(leaf["depth"]), leaf["status"], stored_margins(leaf))
                   for leaf in data["leaves"]]
     return run
 
@@ -72,18 +70,13 @@ def engine_sample(data: dict, indices: list[int]) -> list[str]:
     problems found."""
     from fractions import Fraction
 
-    from .certificate import recheck_leaf
+    from .certificate import leaf_item, recheck_leaf
 
     constants = {k: Fraction(v) for k, v in data["constants"].items()}
     out: list[str] = []
     for i in indices:
-        leaf = data["leaves"][i]
-        box = tuple(float.fromhex(x) for x in leaf["box"])
-        out += recheck_leaf((i, data["group"], box,
-                             {c: (float.fromhex(a), float.fromhex(b))
-                              for c, (a, b) in leaf["margins"].items()},
-                             constants, int(data["bits"]), data.get("method", "plain")))
-        out += point_problems(i, data, box, constants)
+        item = leaf_item(data, i, constants)
+        out += recheck_leaf(item) + point_problems(i, data, item[2], constants)
     return out
 
 
@@ -126,8 +119,8 @@ def point_problems(index: int, data: dict, box: tuple, constants: Mapping) -> li
 def tightest_leaf(run: Run) -> int:
     """The index of the leaf whose stored margin is the smallest (the one the outcome reports):
     the engine always re-judges it, so the number in the report is this code's."""
-    return min(range(len(run.leaves)),
-               key=lambda i: min((lo for lo, _ in run.leaves[i].margins.values()), default=0.0))
+    box = run.smallest_margin()[2]
+    return next(i for i, leaf in enumerate(run.leaves) if leaf.box == box)
 
 
 def judge(path: Path, group: str, root: tuple, box: tuple, constants: Mapping,
