@@ -44,14 +44,30 @@ class Dual:
 
     __rmul__ = __mul__
 
-    def exp(self) -> Dual:
-        e = self.v.exp()
-        return Dual(e, [e * a for a in self.g])
-
     def inv(self, n: int) -> Dual:
-        """self^-n (self > 0: here A >= 1 - q)."""
-        y = 1 / self.v ** n
-        return Dual(y, [-n * y / self.v * a for a in self.g])
+        """self^-n for self > 0 (here A >= 1 - q), from the ends (Arb's power of a wide ball
+        can be NaN, section 9); not finite when the enclosure reaches 0."""
+        lo, hi = self.v.lower(), self.v.upper()
+        if not lo > 0:
+            return Dual(arb("nan"), [arb("nan")] * len(self.g))
+        y = (1 / hi ** n).union(1 / lo ** n)
+        dy = (n / hi ** (n + 1)).union(n / lo ** (n + 1))
+        return Dual(y, [-dy * a for a in self.g])
+
+
+def _product(box: list[arb], ls) -> arb:
+    """The range of prod_(l in ls) r_l over the box, from the ends (every r_l >= 0)."""
+    lo = hi = arb(1)
+    for l in ls:
+        lo, hi = lo * box[l].lower(), hi * box[l].upper()
+    return lo.union(hi)
+
+
+def _decay(t: arb, w: Dual) -> Dual:
+    """x = e^(-t w) for t, w >= 0, its value from the ends (Arb's exp and product of wide balls
+    reach below 0: section 7)."""
+    e = (-(t.upper() * w.v.upper())).exp().union((-(t.lower() * w.v.lower())).exp())
+    return Dual(e, [-t * e * g for g in w.g])
 
 
 def _integrands(d: int, h: int, box: list[arb], t: arb):
@@ -61,24 +77,23 @@ def _integrands(d: int, h: int, box: list[arb], t: arb):
     q = 1 - p
     n = d - 1
     zero = [arb(0)] * n
-    w = {h: Dual(arb(1), zero)}
-    for j in range(h + 1, d):
-        w[j] = w[j - 1] * Dual(box[j - 1], [arb(k == j - 1) for k in range(n)])
-    x = {j: (-t * w[j]).exp() for j in w}
-
+    w = {j: Dual(_product(box, range(h, j)), [_product(box, [l for l in range(h, j) if l != k])
+                                               if h <= k < j else arb(0) for k in range(n)])
+         for j in range(h, d)}
+    x = {j: _decay(t, w[j]) for j in w}
     delta = q * x[h] * (1 / arb(d))  # A' - A
 
     def means(no: int | None) -> tuple[dict[int, Dual], Dual, Dual]:
         """A^-2 - A'^-2 = delta (A + A') A^-2 A'^-2, without cancellation."""
         a = 1 - q * sum((x[j] for j in w if j != no), Dual(arb(0), zero)) * (1 / arb(d))
         b = a + delta
-        a2, ab2 = a.inv(2), (a * b).inv(2)
-        gap = delta * (a + b) * ab2
+        a2 = a.inv(2)
+        gap = delta * (a + b) * a2 * b.inv(2)
         return {i: w[i] * x[i] * (p / d) * (gap if i != h else a2) for i in w if i != no}, a, b
 
     mean, a, b = means(None)
-    a3, ab3 = a.inv(3), (a * b).inv(3)
-    gap3 = delta * (a * a + a * b + b * b) * ab3  # A^-3 - A'^-3
+    a3 = a.inv(3)
+    gap3 = delta * (a * a + a * b + b * b) * a3 * b.inv(3)  # A^-3 - A'^-3
     second = {}
     for i in w:
         for j in w:
