@@ -11,7 +11,7 @@ import math
 from flint import arb
 
 CUT = 32  # [0, CUT] summed in cells; [CUT, inf) bounded by the word law (section 15)
-FIRST = 2.0 ** -9  # the width of the first cell in t
+FIRST = 2.0 ** -7  # the width of the first cell in t
 
 
 class Dual:
