@@ -2,7 +2,8 @@
 prop2-cone-dD; proofs/checker.md, section 15): read and bound to the registered claim (written
 from the kind, the d of the axes and the constants, never the file's text), and Proposition 3's
 stored margins compared with the checker's own values at points (the stratified moments, the
-floors).  It does not judge the leaves over their boxes yet: :func:`check` refuses them.
+floors).  :func:`check` judges the prop3-cube leaves over their boxes (the centred form of
+``cube_box``); the sharp and cone leaves it refuses.
 """
 from __future__ import annotations
 
@@ -115,6 +116,8 @@ def check(cert: recheck.Certificate, corners: bool = True) -> recheck.Verdict:
                                        [tuple(Fraction(x) for x in leaf["box"]) for leaf in cert.leaves])
     if not cert.leaves and not verdict.problems:
         verdict.problems.append("no leaves")
+    if not all(0 <= x <= 1 for x in cert.root):  # --any-box: the model lives on the cube
+        verdict.problems.append("the root leaves the cube [0, 1]^(d-1) of successive ratios")
     old, ctx.prec = ctx.prec, recheck.BITS
     try:
         for index, leaf in enumerate(cert.leaves if not verdict.problems else []):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from flint import arb
+from flint import arb, arb_mat
 
 CUT = 32  # [0, CUT] summed in cells; [CUT, inf) bounded by the word law (section 15)
 FIRST = 2.0 ** -7  # the width of the first cell in t
@@ -30,9 +30,6 @@ class Dual:
 
     def __neg__(self) -> Dual:
         return Dual(-self.v, [-a for a in self.g])
-
-    def __sub__(self, o: Dual | arb | int) -> Dual:
-        return self + (-o)
 
     def __rsub__(self, o: arb | int) -> Dual:
         return (-self) + o
@@ -100,11 +97,7 @@ def _integrands(d: int, h: int, box: list[arb], t: arb):
             if j >= i:
                 both = x[i] * x[j] * (2 * p * q / d ** 2) * (gap3 if h not in (i, j) else a3)
                 second[i, j] = t * (both * (w[i] * w[j]) + (w[i] * mean[i] if i == j else 0))
-    without = {}
-    for s in w:
-        if s != h:
-            for i, f in means(s)[0].items():
-                without[s, i] = f
+    without = {(s, i): f for s in w if s != h for i, f in means(s)[0].items()}
     return second, mean, without
 
 
@@ -151,29 +144,34 @@ def derivatives(d: int, box: list[arb]):
     return dM, dm
 
 
+def _quadratic(A: list[list[arb]], v: list[arb], beta: list[arb]) -> arb:
+    """1/2 beta' A beta - 2 beta' v (L_s without its constant 1, or its derivative)."""
+    n = len(beta)
+    return sum((A[i][j] * beta[i] * beta[j] for i in range(n) for j in range(n)), arb(0)) / 2 \
+        - 2 * sum((beta[i] * v[i] for i in range(n)), arb(0))
+
+
 def floors_over(d: int, sides: list[tuple[float, float]], M: list[list[arb]],
                 m: list[list[arb]]) -> list[arb]:
-    """Lower bounds of F_s = inf_beta L_s over the box (each side (a, b)), given M and m_s at its
-    centre (section 15): with beta* = 2 M^-1 m_s at the centre (midpoints: any fixed vector),
-    F_s >= L_s(beta*) - (d/(2p)) |M beta* - 2 m_s|^2 over the box (M >= (p/d) I), and L_s(beta*),
-    g = M beta* - 2 m_s by the centred form: the value at the centre plus the derivatives over
-    the box times [-rho_k, rho_k]."""
-    from flint import arb_mat
-
+    """Lower bounds of every F_s = inf_beta L_s over the box (sides (a, b)), given M and m_s at
+    its centre c = (a + b)/2 (section 15).  L_s(beta) = 1/2 beta' M beta - 2 beta' m_s + 1 and,
+    for any fixed beta*, inf_beta L_s = L_s(beta*) - 1/2 g' M^-1 g with g = M beta* - 2 m_s, so
+    F_s >= L_s(beta*) - (d/(2p)) |g|^2 (M >= (p/d) I).  beta* = 2 M^-1 m_s at the centre (its
+    midpoints); L_s(beta*) and g over the box by the mean-value form: their values at c plus
+    their derivatives over the box (:func:`derivatives`, linear in dM, dm) times r - c."""
     n = d - 1
+    centre = [(a + b) / 2 for a, b in sides]
     box = [arb(a).union(arb(b)) for a, b in sides]
-    rho = [(arb(b) - a) / 2 for a, b in sides]
+    step = [(arb(a) - c).union(arb(b) - c) for (a, b), c in zip(sides, centre)]
     dM, dm = derivatives(d, box)
     out = []
     for s in range(d):
         y = arb_mat(M).solve(arb_mat([[x] for x in m[s]]))
         beta = [2 * arb(y[i, 0].mid()) for i in range(d)]
-        ball = [arb(0).union(r).union(-r) for r in rho]
         g = [sum((M[i][j] * beta[j] for j in range(d)), -2 * m[s][i])
-             + sum((sum((dM[k][i][j] * beta[j] for j in range(d)), -2 * dm[k][s][i]) * ball[k]
+             + sum((sum((dM[k][i][j] * beta[j] for j in range(d)), -2 * dm[k][s][i]) * step[k]
                     for k in range(n)), arb(0)) for i in range(d)]
-        quad = lambda A, v: sum((A[i][j] * beta[i] * beta[j] for i in range(d) for j in range(d)), arb(0)) / 2 \
-            - 2 * sum((beta[i] * v[i] for i in range(d)), arb(0))
-        value = quad(M, m[s]) + 1 + sum((quad(dM[k], dm[k][s]) * ball[k] for k in range(n)), arb(0))
-        out.append(value - arb(d) / (2 * arb(1) / n) * sum((x * x for x in g), arb(0)))
+        value = 1 + _quadratic(M, m[s], beta) + sum((_quadratic(dM[k], dm[k][s], beta) * step[k]
+                                                     for k in range(n)), arb(0))
+        out.append(value - arb(d * n) / 2 * sum((x * x for x in g), arb(0)))
     return out
