@@ -154,3 +154,12 @@ def test_the_enclosures_hold_at_sampled_points(sides):
                         assert dm[k][i][j].overlaps((m1[i][j] - m0[i][j]) / (2 * h))
     finally:
         ctx.prec = old
+
+
+def test_a_root_off_the_cube_is_rejected_before_any_leaf():
+    """--any-box lets a file claim its own root; the model lives on [0, 1]^(d-1) only."""
+    data = committed("prop3-cube-d3")
+    box = [(0.75).hex(), (1.25).hex(), (0.75).hex(), (1.0).hex()]
+    data["root"], data["leaves"] = box, [{**data["leaves"][6], "box": box}]
+    verdict = cube.check(recheck.read(data), corners=False)
+    assert not verdict.ok and verdict.boxes == 0 and "leaves the cube" in verdict.problems[0]
