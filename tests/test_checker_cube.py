@@ -159,7 +159,8 @@ def test_the_enclosures_hold_at_sampled_points(sides):
     rng = random.Random(7)
     old, ctx.prec = ctx.prec, recheck.BITS
     try:
-        low = cube_box.floors_over(3, sides, *cube.moments_at(3, [arb((a + b) / 2) for a, b in sides]))
+        centre = [arb((a + b) / 2) for a, b in sides]
+        low = cube_box.floors_over(3, sides, *cube.moments_at(3, centre))
         for _ in range(3):
             r = [arb(rng.uniform(a, b)) for a, b in sides]
             assert all(f.upper() >= lo.lower() for f, lo in zip(cube.floors_at(3, r), low))

@@ -113,7 +113,7 @@ def check(cert: recheck.Certificate, corners: bool = True) -> recheck.Verdict:
     began = time.perf_counter()
     verdict = recheck.Verdict(len(cert.leaves))
     verdict.problems = tiling_problems(tuple(Fraction(x) for x in cert.root),
-                                       [tuple(Fraction(x) for x in leaf["box"]) for leaf in cert.leaves])
+                                       [tuple(map(Fraction, leaf["box"])) for leaf in cert.leaves])
     if not cert.leaves and not verdict.problems:
         verdict.problems.append("no leaves")
     if not all(0 <= x <= 1 for x in cert.root):  # --any-box: the model lives on the cube
@@ -184,9 +184,10 @@ def judge_leaf(index: int, leaf: dict, d: int, bound: arb) -> recheck.LeafVerdic
 
 
 def _halves(sides: list[tuple[float, float]]) -> list[list[tuple[float, float]]]:
+    """Halved along the widest side; the halves share the midpoint exactly."""
     k = max(range(len(sides)), key=lambda i: sides[i][1] - sides[i][0])
-    a, b = sides[k]
-    return [sides[:k] + [(a, (a + b) / 2)] + sides[k + 1:], sides[:k] + [((a + b) / 2, b)] + sides[k + 1:]]
+    (a, b), mid = sides[k], (sides[k][0] + sides[k][1]) / 2
+    return [sides[:k] + [half] + sides[k + 1:] for half in ((a, mid), (mid, b))]
 
 
 # -- values at a point of the cube (section 15): the stratified moments, the floors ----------------

@@ -7,6 +7,7 @@ bounded below at a fixed beta* without inverting an interval matrix.
 from __future__ import annotations
 
 import math
+from typing import Iterable
 
 from flint import arb, arb_mat
 
@@ -52,7 +53,7 @@ class Dual:
         return Dual(y, [-dy * a for a in self.g])
 
 
-def _product(box: list[arb], ls) -> arb:
+def _product(box: list[arb], ls: Iterable[int]) -> arb:
     """The range of prod_(l in ls) r_l over the box, from the ends (every r_l >= 0)."""
     lo = hi = arb(1)
     for l in ls:
@@ -67,7 +68,7 @@ def _decay(t: arb, w: Dual) -> Dual:
     return Dual(e, [-t * e * g for g in w.g])
 
 
-def _integrands(d: int, h: int, box: list[arb], t: arb):
+def _integrands(d: int, h: int, box: list[arb], t: arb) -> tuple[dict, dict, dict]:
     """The stratum-h integrands of section 15 at t (a ball) over the box, as Duals: (second
     moments {(i, j): ...}, means {i: ...}, means of the words without s {(s, i): ...})."""
     p = arb(1) / (d - 1)
@@ -121,8 +122,9 @@ def tail(d: int) -> arb:
     return arb(0).union(e).union(-e)
 
 
-def derivatives(d: int, box: list[arb]):
-    """(dM[k][i][j], dm[k][s][i]): balls holding every d/dr_k of M and m_s over the box."""
+def derivatives(d: int, box: list[arb]) -> tuple[list, list]:
+    """(dM[k][i][j], dm[k][s][i]): balls holding every d/dr_k of M and m_s over the box (the
+    Riemann sum of the integrands' derivatives over the cells, plus :func:`tail`)."""
     n = d - 1
     dM = [[[arb(0)] * d for _ in range(d)] for _ in range(n)]
     dm = [[[arb(0)] * d for _ in range(d)] for _ in range(n)]
@@ -132,9 +134,10 @@ def derivatives(d: int, box: list[arb]):
             for k in range(n):
                 for (i, j), f in second.items():
                     dM[k][i][j] += dt * f.g[k]
-                for s in range(h, d):
+                for s in range(h, d):  # the words of stratum h holding s (section 15)
                     for i, f in mean.items():
-                        dm[k][s][i] += dt * (f.g[k] - (without[s, i].g[k] if (s, i) in without else 0))
+                        off = without[s, i].g[k] if (s, i) in without else 0
+                        dm[k][s][i] += dt * (f.g[k] - off)
     e = tail(d)
     for k in range(n):
         for i in range(d):
