@@ -2,21 +2,25 @@
 prop2-cone-dD; proofs/checker.md, section 15): read and bound to the registered claim (written
 from the kind, the d of the axes and the constants, never the file's text), and Proposition 3's
 stored margins compared with the checker's own values at points (the stratified moments, the
-floors).  It does not judge the leaves over their boxes yet: :func:`check` refuses them.
+floors).  :func:`check` judges the prop3-cube leaves over their boxes (the centred form of
+``cube_box``); the sharp and cone leaves it refuses.
 """
 from __future__ import annotations
 
 import math
 import re
+import time
 from fractions import Fraction
 from itertools import product
 from typing import Mapping
 
 from flint import acb, arb, arb_mat, ctx
 
-from . import recheck
+from . import cube_box, recheck
+from .tiling import tiling_problems
 
 CUBE = re.compile(r"(prop3-cube|prop3-sharp|prop2-cone)-d([345])")
+MAX_SPLIT = 8  # further halvings of a cube leaf before the checker gives up on it
 KINDS = {  # kind -> (the claim id a leaf stores, the constant it is measured against)
     "prop3-cube": ("prop3.all_attention", "prop3.c2"),
     "prop3-sharp": ("prop3.sharp", None),
@@ -98,10 +102,92 @@ def bind(cert: recheck.Certificate, registered: Mapping | None,
     return recheck.Binding(claim, notes, mismatches)
 
 
-def check(cert: recheck.Certificate) -> recheck.Verdict:
-    """Not judged here yet: refused (exit 2), never passed (proofs/checker.md, section 15)."""
-    raise recheck.NotACertificate(f"the independent checker does not judge the leaves of "
-                                  f"{cert.group} yet (drop --independent for the engine's recheck)")
+def check(cert: recheck.Certificate, corners: bool = True) -> recheck.Verdict:
+    """The tiling, then every prop3-cube leaf judged over its box by the centred form of
+    ``cube_box`` (split further where it is too wide), then the stored enclosures against the
+    checker's values at points (section 15).  prop3-sharp and prop2-cone are refused (exit 2)."""
+    if cert.method != "prop3-cube":
+        raise recheck.NotACertificate(f"the independent checker does not judge the leaves of "
+                                      f"{cert.group} (section 15; drop --independent for the "
+                                      f"engine's recheck)")
+    began = time.perf_counter()
+    verdict = recheck.Verdict(len(cert.leaves))
+    verdict.problems = tiling_problems(tuple(Fraction(x) for x in cert.root),
+                                       [tuple(map(Fraction, leaf["box"])) for leaf in cert.leaves])
+    if not cert.leaves and not verdict.problems:
+        verdict.problems.append("no leaves")
+    if not all(0 <= x <= 1 for x in cert.root):  # --any-box: the model lives on the cube
+        verdict.problems.append("the root leaves the cube [0, 1]^(d-1) of successive ratios")
+    old, ctx.prec = ctx.prec, recheck.BITS
+    try:
+        for index, leaf in enumerate(cert.leaves if not verdict.problems else []):
+            found = judge_leaf(index, leaf, len(cert.axes) + 1, c2(cert))
+            verdict.boxes += found.boxes
+            verdict.split_leaves += found.boxes > 1
+            verdict.deepest = max(verdict.deepest, found.depth)
+            verdict.low = min(verdict.low, found.low)
+            if found.problem:
+                verdict.problems.append(found.problem)
+                break
+        if not verdict.problems:
+            verdict.problems = _agreement(cert, "prop3-cube", len(cert.axes) + 1,
+                                          KINDS["prop3-cube"][0], corners)
+    finally:
+        ctx.prec = old
+    verdict.seconds = time.perf_counter() - began
+    return verdict
+
+
+def c2(cert: recheck.Certificate) -> arb:
+    return arb(cert.constants["prop3.c2"].numerator) / cert.constants["prop3.c2"].denominator
+
+
+def _where(sides: list[tuple[float, float]]) -> str:
+    return " x ".join(f"r{k + 2} [{a:.6g}, {b:.6g}]" for k, (a, b) in enumerate(sides))
+
+
+def judge_leaf(index: int, leaf: dict, d: int, bound: arb) -> recheck.LeafVerdict:
+    """One leaf: status and stored enclosure, then max_s F_s - c2 > 0 over its box by
+    ``cube_box.floors_over`` (a piece halved along its widest side up to MAX_SPLIT times); a
+    piece whose centre has max_s F_s < c2 disproves the claim there (section 15)."""
+    out = recheck.LeafVerdict(index)
+    claim = KINDS["prop3-cube"][0]
+    lo, hi = leaf["margins"][claim]
+    box = [(leaf["box"][2 * k], leaf["box"][2 * k + 1]) for k in range(d - 1)]
+    if leaf["status"] != "certified" or not (math.isfinite(hi) and 0 < lo <= hi):
+        out.problem = (f"leaf {index} ({_where(box)}) is recorded {leaf['status']!r} with the "
+                       f"stored enclosure [{lo:.12g}, {hi:.12g}]: not certified, or not a finite "
+                       f"enclosure above 0")
+        return out
+    todo = [(box, 0)]
+    while todo:
+        sides, depth = todo.pop()
+        out.boxes += 1
+        out.depth = max(out.depth, depth)
+        M, m = moments_at(d, [arb((a + b) / 2) for a, b in sides])
+        here = max((f.upper() for f in _floors(M, m)), key=float) - bound
+        if here < 0:
+            out.problem = (f"leaf {index} ({_where(box)}), {claim}: FALSE at the centre of "
+                           f"{_where(sides)} (max_s F_s - c2 = {recheck.ball(here)} there)")
+            return out
+        low = max((f.lower() for f in cube_box.floors_over(d, sides, M, m)), key=float) - bound
+        if low > 0:
+            out.low = min(out.low, float(low))
+            continue
+        if depth == MAX_SPLIT:
+            out.problem = (f"leaf {index} ({_where(box)}), {claim}: not shown > 0 on "
+                           f"{_where(sides)} after {depth} further splits (the checker's lower "
+                           f"bound there is {recheck.ball(low)})")
+            return out
+        todo += [(half, depth + 1) for half in _halves(sides)]
+    return out
+
+
+def _halves(sides: list[tuple[float, float]]) -> list[list[tuple[float, float]]]:
+    """Halved along the widest side; the halves share the midpoint exactly."""
+    k = max(range(len(sides)), key=lambda i: sides[i][1] - sides[i][0])
+    (a, b), mid = sides[k], (sides[k][0] + sides[k][1]) / 2
+    return [sides[:k] + [half] + sides[k + 1:] for half in ((a, mid), (mid, b))]
 
 
 # -- values at a point of the cube (section 15): the stratified moments, the floors ----------------
@@ -159,11 +245,14 @@ def moments_at(d: int, r: list[arb]) -> tuple[list[list[arb]], list[list[arb]]]:
 def floors_at(d: int, r: list[arb]) -> list[arb]:
     """F_s = inf_beta L_s = 1 - 2 m_s' M^-1 m_s at a point r for every target s (L_s = 1/2 b'Mb
     - 2 b'm_s + 1; M >= (p/d) I, the words of length 1, so the solve is regular)."""
-    M, m = moments_at(d, r)
+    return _floors(*moments_at(d, r))
+
+
+def _floors(M: list[list[arb]], m: list[list[arb]]) -> list[arb]:
     out = []
-    for s in range(d):
+    for s in range(len(M)):
         y = arb_mat(M).solve(arb_mat([[x] for x in m[s]]))
-        out.append(1 - 2 * sum((m[s][i] * y[i, 0] for i in range(d)), arb(0)))
+        out.append(1 - 2 * sum((m[s][i] * y[i, 0] for i in range(len(M))), arb(0)))
     return out
 
 
@@ -182,7 +271,8 @@ def agreement(cert: recheck.Certificate) -> list[str]:
         ctx.prec = old
 
 
-def _agreement(cert: recheck.Certificate, kind: str, d: int, claim: str) -> list[str]:
+def _agreement(cert: recheck.Certificate, kind: str, d: int, claim: str,
+               corners: bool = True) -> list[str]:
     bound = (arb(1) / 2 - arb(d - 2) / (2 * (d - 1) * arb(d - 1).log()) if kind == "prop3-sharp"
              else arb(cert.constants["prop3.c2"].numerator) / cert.constants["prop3.c2"].denominator)
     seen: dict[tuple, arb] = {}  # max_s F_s at the points met so far (leaves share corners)
@@ -201,7 +291,7 @@ def _agreement(cert: recheck.Certificate, kind: str, d: int, claim: str) -> list
             continue
         sides = [(box[2 * k], box[2 * k + 1]) for k in range(d - 1)]
         points = [("centre", tuple((a + b) / 2 for a, b in sides))] + \
-            [("corner", c) for c in product(*sides)]
+            [("corner", c) for c in product(*sides) if corners]
         for where, pt in points:
             value = top(pt) - bound
             if not (lo <= value.upper() and (where != "centre" or value.lower() <= hi)):

@@ -256,7 +256,7 @@ def check(cert: Certificate, workers: int = 1, leaves: Iterable[int] | None = No
     if cert.group in large_d.GROUPS:
         return large_d.check(cert)
     if cube.CUBE.fullmatch(cert.group):
-        return cube.check(cert)
+        return cube.check(cert, corners)
     root = tuple(Fraction(x) for x in cert.root)
     verdict = Verdict(len(cert.leaves))
     verdict.problems = tiling_problems(root, [tuple(Fraction(x) for x in leaf["box"])

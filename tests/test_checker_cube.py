@@ -1,0 +1,190 @@
+"""The independent checker judges the leaves of Proposition 3's cube certificates over their
+boxes (proofs/checker.md, section 15): the committed prop3-cube files pass `verify recheck
+--independent`; a raised c2, a broken tiling and a zeroed derivative enclosure are caught; the
+lower bound of inf_beta L_s at a fixed beta* is an identity, and the enclosures hold at
+sampled points."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import sympy as sp
+from flint import arb, ctx
+
+from verify.checker import cube, cube_box, recheck
+from verify.cli import main
+
+CERTS = Path(__file__).resolve().parent.parent / "certificates"
+CLAIM = "prop3.all_attention"
+
+
+def committed(name: str) -> dict:
+    return json.loads((CERTS / f"{name}.json").read_text())
+
+
+def write(folder: Path, data: dict) -> str:
+    path = folder / "cert.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def judge(box: tuple, c2: float, d: int = 3) -> recheck.LeafVerdict:
+    """One leaf, judged as ``cube.check`` judges it (at the checker's precision)."""
+    old, ctx.prec = ctx.prec, recheck.BITS
+    try:
+        leaf = {"box": box, "status": "certified", "margins": {CLAIM: (1e-9, 1.0)}}
+        return cube.judge_leaf(0, leaf, d, arb(c2))
+    finally:
+        ctx.prec = old
+
+
+def test_the_committed_d3_cube_holds_by_the_independent_checker(capsys):
+    assert main(["recheck", str(CERTS / "prop3-cube-d3.json"), "--independent"]) == 0
+    out = capsys.readouterr().out
+    assert "certificate holds (independent checker, 25 leaves" in out and "REJECTED" not in out
+
+
+@pytest.mark.slow
+def test_the_committed_d4_cube_holds_by_the_independent_checker(capsys):
+    assert main(["recheck", str(CERTS / "prop3-cube-d4.json"), "--independent"]) == 0
+    assert "certificate holds (independent checker, 225 leaves" in capsys.readouterr().out
+
+
+def test_sharp_and_cone_leaves_are_still_refused():
+    for name in ("prop3-sharp-d3", "prop2-cone-d3"):
+        with pytest.raises(recheck.NotACertificate, match="does not judge the leaves"):
+            cube.check(recheck.read(committed(name)))
+
+
+def test_c2_raised_to_a_quarter_is_not_a_pass(tmp_path, capsys):
+    """max_s F_s is 0.139 at r = (1, 1) (alpha = 0): c2 = 1/4 is false on the cube.  In the
+    file (a note: the bound claimed implies the file's) and in the constants checked alike."""
+    data = committed("prop3-cube-d3")
+    data["constants"]["prop3.c2"] = "1/4"
+    verdict = cube.check(recheck.read(data), corners=False)
+    assert not verdict.ok and CLAIM in verdict.problems[0]
+    assert main(["recheck", write(tmp_path, data), "--independent"]) == 1
+    assert "REJECTED: leaf" in capsys.readouterr().out
+
+
+def test_a_false_claim_is_found_false_at_a_point():
+    """c2 = 0.16 on [0.5, 1]^2: max_s F_s is 0.188 at the centre but 0.139 at (1, 1)."""
+    found = judge((0.5, 1.0, 0.5, 1.0), 0.16)
+    assert found.problem and "FALSE at the centre" in found.problem
+
+
+@pytest.mark.parametrize("side", [(0.0, 0.375), (0.125, 0.375)])  # enlarged, shifted
+def test_a_leaf_enlarged_or_shifted_breaks_the_tiling(side):
+    """Leaf 0 is r2 in [0, 0.25]: enlarged it overlaps leaf 1, shifted it also leaves a gap;
+    either way no leaf is judged."""
+    data = committed("prop3-cube-d3")
+    data["leaves"][0]["box"][:2] = [x.hex() for x in side]
+    verdict = cube.check(recheck.read(data), corners=False)
+    assert not verdict.ok and verdict.boxes == 0
+    assert "leaves 0 and 1 overlap" in verdict.problems
+
+
+def test_the_width_term_of_the_centred_form_is_load_bearing(monkeypatch):
+    """With every derivative enclosure set to 0 the bound is the value at the centre, and a
+    false claim (c2 = 0.16 on [0.5, 1]^2) passes; the real enclosure refuses it."""
+    assert judge((0.5, 1.0, 0.5, 1.0), 0.16).problem
+    real = cube_box.derivatives
+
+    def zero(d, box):
+        dM, dm = real(d, box)
+        return ([[[arb(0)] * d for _ in range(d)] for _ in dM],
+                [[[arb(0)] * d for _ in range(d)] for _ in dm])
+
+    monkeypatch.setattr(cube_box, "derivatives", zero)
+    assert judge((0.5, 1.0, 0.5, 1.0), 0.16).problem is None  # unsound: the fault passes
+
+
+def test_inf_beta_at_a_fixed_beta_star_is_an_identity():
+    """inf_beta L = L(beta*) - 1/2 g' M^-1 g, g = M beta* - 2 m, L = 1/2 b'Mb - 2 b'm + 1, for
+    any symmetric invertible M and any beta* (symbolic, 3 x 3)."""
+    a = sp.symbols("a0:6")
+    M = sp.Matrix([[a[0], a[1], a[2]], [a[1], a[3], a[4]], [a[2], a[4], a[5]]])
+    m = sp.Matrix(sp.symbols("m0:3"))
+    b = sp.Matrix(sp.symbols("b0:3"))
+    L = (b.T * M * b / 2 - 2 * b.T * m)[0] + 1
+    g = M * b - 2 * m
+    inf = 1 - 2 * (m.T * M.inv() * m)[0]
+    assert sp.simplify(L - (g.T * M.inv() * g)[0] / 2 - inf) == 0
+
+
+def test_M_is_at_least_p_over_d_times_the_identity():
+    """The words of length 1: M - (p/d) I is positive semi-definite at sampled points."""
+    import numpy as np
+
+    old, ctx.prec = ctx.prec, recheck.BITS
+    try:
+        for d, r in [(3, (0.2, 0.9)), (3, (1.0, 1.0)), (4, (0.5, 0.3, 0.8))]:
+            M, _ = cube.moments_at(d, [arb(x) for x in r])
+            A = np.array([[float(x.mid()) for x in row] for row in M]) - np.eye(d) / (d * (d - 1))
+            assert np.linalg.eigvalsh(A).min() > 0
+    finally:
+        ctx.prec = old
+
+
+def differences_inside(sides: list[tuple[float, float]]) -> bool:
+    """Central differences of ``moments_at`` at six seeded points of the box lie in the
+    derivative enclosures over it (d = 3; h = 10^-4, whose error is far below their widths)."""
+    rng, h = random.Random(7), 1e-4
+    old, ctx.prec = ctx.prec, recheck.BITS
+    try:
+        dM, dm = cube_box.derivatives(3, [arb(a).union(arb(b)) for a, b in sides])
+        for _ in range(6):
+            r = [rng.uniform(a + h, b - h) for a, b in sides]
+            for k in range(2):
+                up, down = list(r), list(r)
+                up[k] += h
+                down[k] -= h
+                (M1, m1), (M0, m0) = (cube.moments_at(3, [arb(x) for x in p]) for p in (up, down))
+                if not all(dM[k][i][j].contains((M1[i][j] - M0[i][j]).mid() / (2 * h))
+                           and dm[k][i][j].contains((m1[i][j] - m0[i][j]).mid() / (2 * h))
+                           for i in range(3) for j in range(3)):
+                    return False
+        return True
+    finally:
+        ctx.prec = old
+
+
+@pytest.mark.parametrize("sides", [[(0.75, 1.0), (0.75, 1.0)], [(0.0, 0.25), (0.5, 0.75)]])
+def test_the_enclosures_hold_at_sampled_points(sides):
+    """The derivative enclosures hold the central differences, and the lower bound of every F_s
+    lies below its value, at seeded points of the box."""
+    assert differences_inside(sides)
+    rng = random.Random(7)
+    old, ctx.prec = ctx.prec, recheck.BITS
+    try:
+        centre = [arb((a + b) / 2) for a, b in sides]
+        low = cube_box.floors_over(3, sides, *cube.moments_at(3, centre))
+        for _ in range(3):
+            r = [arb(rng.uniform(a, b)) for a, b in sides]
+            assert all(f.upper() >= lo.lower() for f, lo in zip(cube.floors_at(3, r), low))
+    finally:
+        ctx.prec = old
+
+
+def test_derivative_enclosures_of_half_their_width_miss_a_difference(monkeypatch):
+    """The fault of a derivative enclosure at half its radius: the sampled central differences
+    leave it on [0, 0.25] x [0.5, 0.75] (the real ones hold them, the test above)."""
+    real = cube_box.derivatives
+
+    def halved(d, box):
+        return tuple([[[arb(x.mid(), x.rad() / 2) for x in row] for row in A] for A in D]
+                     for D in real(d, box))
+
+    monkeypatch.setattr(cube_box, "derivatives", halved)
+    assert not differences_inside([(0.0, 0.25), (0.5, 0.75)])
+
+
+def test_a_root_off_the_cube_is_rejected_before_any_leaf():
+    """--any-box lets a file claim its own root; the model lives on [0, 1]^(d-1) only."""
+    data = committed("prop3-cube-d3")
+    box = [(0.75).hex(), (1.25).hex(), (0.75).hex(), (1.0).hex()]
+    data["root"], data["leaves"] = box, [{**data["leaves"][6], "box": box}]
+    verdict = cube.check(recheck.read(data), corners=False)
+    assert not verdict.ok and verdict.boxes == 0 and "leaves the cube" in verdict.problems[0]
