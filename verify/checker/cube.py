@@ -121,13 +121,7 @@ def check(cert: recheck.Certificate, corners: bool = True) -> recheck.Verdict:
     old, ctx.prec = ctx.prec, recheck.BITS
     try:
         for index, leaf in enumerate(cert.leaves if not verdict.problems else []):
-            found = judge_leaf(index, leaf, len(cert.axes) + 1, c2(cert))
-            verdict.boxes += found.boxes
-            verdict.split_leaves += found.boxes > 1
-            verdict.deepest = max(verdict.deepest, found.depth)
-            verdict.low = min(verdict.low, found.low)
-            if found.problem:
-                verdict.problems.append(found.problem)
+            if verdict.take(judge_leaf(index, leaf, len(cert.axes) + 1, c2(cert))):
                 break
         if not verdict.problems:
             verdict.problems = _agreement(cert, "prop3-cube", len(cert.axes) + 1,

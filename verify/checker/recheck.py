@@ -239,6 +239,16 @@ class Verdict:
     def ok(self) -> bool:
         return not self.problems
 
+    def take(self, found) -> bool:
+        """Count one judged leaf (a LeafVerdict); True when it failed (judging stops)."""
+        self.boxes += found.boxes
+        self.split_leaves += found.boxes > 1
+        self.deepest = max(self.deepest, found.depth)
+        self.low = min(self.low, found.low)
+        if found.problem:
+            self.problems.append(found.problem)
+        return bool(found.problem)
+
     def summary(self) -> str:
         return (f"{self.leaves} leaves: {self.boxes} boxes judged by the checker, "
                 f"{self.split_leaves} leaves split further (deepest {self.deepest}), smallest "
@@ -272,12 +282,7 @@ def check(cert: Certificate, workers: int = 1, leaves: Iterable[int] | None = No
     try:
         results = pool.map(judge_leaf, items, chunksize=4) if pool else map(judge_leaf, items)
         for found in results:
-            verdict.boxes += found.boxes
-            verdict.split_leaves += found.boxes > 1
-            verdict.deepest = max(verdict.deepest, found.depth)
-            verdict.low = min(verdict.low, found.low)
-            if found.problem:
-                verdict.problems.append(found.problem)
+            if verdict.take(found):
                 break
     finally:
         if pool:
