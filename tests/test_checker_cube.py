@@ -2,7 +2,8 @@
 boxes (proofs/checker.md, section 15): the committed prop3-cube files pass `verify recheck
 --independent`; a raised c2, a broken tiling and a zeroed derivative enclosure are caught; the
 lower bound of inf_beta L_s at a fixed beta* is an identity, and the enclosures hold at
-sampled points."""
+sampled points; the registered check asks the checker, and a planted engine fault it passes
+is rejected."""
 from __future__ import annotations
 
 import json
@@ -188,3 +189,47 @@ def test_a_root_off_the_cube_is_rejected_before_any_leaf():
     data["root"], data["leaves"] = box, [{**data["leaves"][6], "box": box}]
     verdict = cube.check(recheck.read(data), corners=False)
     assert not verdict.ok and verdict.boxes == 0 and "leaves the cube" in verdict.problems[0]
+
+
+def _cube_check(d: int, profile):
+    from verify.results import prop3
+
+    check = next(c for c in prop3.RESULT.checks if c.id == "prop3.all_attention")
+    return check, check.cases(profile, {}, {"d": [d]})[0]
+
+
+def test_the_default_profile_asks_the_checker_at_d3_and_not_at_d4():
+    """prop3.all_attention asks the checker, in its own process, at the d of CHECKED_D: at d = 3
+    (default profile) the ledger's fact is "accepted"; at d = 4 only the full profile asks, so
+    the default run says "not asked" and the ledger keeps it engine only."""
+    from fractions import Fraction
+
+    from verify.checks import Profile
+    from verify.report.proof_ledger import CHECKER_ACCEPTED
+
+    check, case = _cube_check(3, Profile.DEFAULT)
+    out = check.judge(case, {"prop3.c2": Fraction(1, 10)})
+    assert out.passed is True and out.values["checker"] == CHECKER_ACCEPTED
+    assert "checked independently" in out.detail
+    assert _cube_check(4, Profile.DEFAULT)[1].params["checker"] is False
+    assert _cube_check(4, Profile.FULL)[1].params["checker"] is True
+
+
+def test_an_engine_that_reads_a_lowered_constant_is_caught_by_the_checker(monkeypatch):
+    """A fault planted in the engine's judge (it measures every box against c2 - 0.06) makes
+    the engine certify c2 = 0.15, above F(0) = 0.1393 at d = 3, so false near alpha = 0: the
+    engine's branch and bound passes it, the checker's process rejects it and the check fails."""
+    from fractions import Fraction
+
+    from verify.certify import cube as engine_cube
+    from verify.checks import Profile
+
+    real = engine_cube.judge
+    monkeypatch.setattr(engine_cube, "judge", lambda problem, box, constants: real(
+        problem, box, {k: v - Fraction(6, 100) for k, v in constants.items()}))
+    check, case = _cube_check(3, Profile.DEFAULT)
+    out = check.judge(case, {"prop3.c2": Fraction(15, 100)})
+    assert out.passed is False and out.values["checker"] == "rejected"
+    assert "REJECTS" in out.detail
+    engine_only = type(case)(case.label, {**case.params, "checker": False})
+    assert check.judge(engine_only, {"prop3.c2": Fraction(15, 100)}).passed is True  # load-bearing

@@ -262,8 +262,6 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
              f"re-judged)" if seeded else f"from the root ({run.judged} boxes judged)")
     claim = problem.statement.split(": ", 1)[1]  # without its "d = D: "
     text = f"{claim}: {len(run.leaves)} leaves, deepest split {run.deepest}, {where}"
-    # the independent checker does not read cube certificates yet: the proof ledger counts
-    # this proof "certified, engine only"
     values = {"leaves": len(run.leaves), "deepest": run.deepest, "judged": run.judged,
               "d": problem.d, "checker": "engine only"}
     margin = None
@@ -294,11 +292,49 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
         margin = min(leaf.margin[1] for leaf in run.leaves if leaf.status == "failing")
     elif status is None:
         text = "UNDECIDED: " + text
-    else:
+    elif problem.kind != "floor":
         text = (f"{PROVED[problem.kind]} at d = {problem.d} (certified, ENGINE ONLY: the "
-                f"independent checker does not read cube certificates): " + text)
+                f"independent checker does not judge {problem.group}'s leaves): " + text)
+    elif not case.params.get("checker") or status is not True:
+        values["checker"] = "not asked"
+        text = (f"{PROVED[problem.kind]} at d = {problem.d} (certified, ENGINE ONLY at this "
+                f"profile: the independent checker judges {problem.group} in the full profile "
+                f"and in `verify recheck --independent certificates/{problem.group}.json`): " + text)
+    else:
+        accepted, said = checker_verdict(run, constants)
+        values["checker"] = "accepted" if accepted else "rejected"
+        if not accepted:
+            status, margin = False, None
+        text = (f"{PROVED[problem.kind]} at d = {problem.d} (certified; checked independently: "
+                f"{said}): " if accepted else
+                f"NOT accepted: the independent checker REJECTS the leaves ({said}): ") + text
     return Outcome(case.label, status, margin, Evidence.CERTIFIED, text,
                    margin_kind="difference", values=values)
+
+
+def checker_verdict(run: Run, constants) -> tuple[bool, str]:
+    """(accepted, its last line or first rejection) of the independent checker, in its own
+    process (isolated imports, nothing of the engine: :func:`verify.certify.independent.ask`),
+    on the run's leaves written as a certificate, bound to the registered claim at the run's d
+    and to the constants' values; the stored enclosures compared at each leaf's centre (`verify
+    recheck --independent` adds the corners)."""
+    import tempfile
+
+    from .independent import ask
+    from .registered import registration
+
+    values = getattr(constants, "untracked", lambda: constants)()  # the run has read its own
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"{run.problem.group}.json"
+        write(run, values, path)
+        code, lines, errors = ask({"certificate": str(path),
+                                   "registered": registration(run.problem.group),
+                                   "constants": {k: str(v) for k, v in values.items()},
+                                   "corners": False})
+    if code == 0:
+        return True, (lines[-1] if lines else "certificate holds").replace(", the box is covered", "")
+    bad = [line for line in lines if line.startswith(("REJECTED", "MISMATCH", "not rechecked"))]
+    return False, (bad or [errors.strip() or f"exit {code}"])[0]
 
 
 def rewrite(data: dict, constants) -> tuple[dict | None, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from concurrent.futures import ProcessPoolExecutor
 from fractions import Fraction
 from itertools import product
 from typing import Mapping
@@ -102,10 +103,11 @@ def bind(cert: recheck.Certificate, registered: Mapping | None,
     return recheck.Binding(claim, notes, mismatches)
 
 
-def check(cert: recheck.Certificate, corners: bool = True) -> recheck.Verdict:
+def check(cert: recheck.Certificate, corners: bool = True, workers: int = 1) -> recheck.Verdict:
     """The tiling, then every prop3-cube leaf judged over its box by the centred form of
-    ``cube_box`` (split further where it is too wide), then the stored enclosures against the
-    checker's values at points (section 15).  prop3-sharp and prop2-cone are refused (exit 2)."""
+    ``cube_box`` (split further where it is too wide; on ``workers`` processes), then the stored
+    enclosures against the checker's values at points (section 15).  prop3-sharp and
+    prop2-cone are refused (exit 2)."""
     if cert.method != "prop3-cube":
         raise recheck.NotACertificate(f"the independent checker does not judge the leaves of "
                                       f"{cert.group} (section 15; drop --independent for the "
@@ -118,22 +120,34 @@ def check(cert: recheck.Certificate, corners: bool = True) -> recheck.Verdict:
         verdict.problems.append("no leaves")
     if not all(0 <= x <= 1 for x in cert.root):  # --any-box: the model lives on the cube
         verdict.problems.append("the root leaves the cube [0, 1]^(d-1) of successive ratios")
+    items = [(i, leaf, len(cert.axes) + 1, cert.constants["prop3.c2"])
+             for i, leaf in enumerate(cert.leaves if not verdict.problems else [])]
     old, ctx.prec = ctx.prec, recheck.BITS
+    pool = ProcessPoolExecutor(workers) if workers > 1 and len(items) > 1 else None
     try:
-        for index, leaf in enumerate(cert.leaves if not verdict.problems else []):
-            if verdict.take(judge_leaf(index, leaf, len(cert.axes) + 1, c2(cert))):
+        for found in pool.map(_judge_item, items) if pool else map(_judge_item, items):
+            if verdict.take(found):
                 break
         if not verdict.problems:
             verdict.problems = _agreement(cert, "prop3-cube", len(cert.axes) + 1,
                                           KINDS["prop3-cube"][0], corners)
     finally:
         ctx.prec = old
+        if pool:
+            pool.shutdown(wait=True, cancel_futures=True)
     verdict.seconds = time.perf_counter() - began
     return verdict
 
 
-def c2(cert: recheck.Certificate) -> arb:
-    return arb(cert.constants["prop3.c2"].numerator) / cert.constants["prop3.c2"].denominator
+def _judge_item(item: tuple) -> recheck.LeafVerdict:
+    """:func:`judge_leaf` on (index, leaf, d, c2 as a Fraction), at the checker's precision
+    (set here: a pool's process does not inherit the parent's context)."""
+    index, leaf, d, c2 = item
+    old, ctx.prec = ctx.prec, recheck.BITS
+    try:
+        return judge_leaf(index, leaf, d, arb(c2.numerator) / c2.denominator)
+    finally:
+        ctx.prec = old
 
 
 def _where(sides: list[tuple[float, float]]) -> str:

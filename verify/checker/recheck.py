@@ -266,7 +266,7 @@ def check(cert: Certificate, workers: int = 1, leaves: Iterable[int] | None = No
     if cert.group in large_d.GROUPS:
         return large_d.check(cert)
     if cube.CUBE.fullmatch(cert.group):
-        return cube.check(cert, corners)
+        return cube.check(cert, corners, workers)
     root = tuple(Fraction(x) for x in cert.root)
     verdict = Verdict(len(cert.leaves))
     verdict.problems = tiling_problems(root, [tuple(Fraction(x) for x in leaf["box"])

@@ -59,6 +59,9 @@ GENERAL_MAX_D = 20  # the general (d x d) engine up to here, the four-scalar eng
 CUBE_D = {Profile.QUICK: [3], Profile.DEFAULT: [3, 4], Profile.FULL: [3, 4]}
 SHARP_D = {Profile.QUICK: [3], Profile.DEFAULT: [3], Profile.FULL: [3, 4]}
 CUBE_BOXES = {Profile.QUICK: 400, Profile.DEFAULT: 8000, Profile.FULL: 20000}
+# the d at which the independent checker, in its own process, judges the cube's leaves too
+# (prop3-cube-d3: about 10 CPU-s; -d4: about 400, so the full profile only)
+CHECKED_D = {Profile.QUICK: (), Profile.DEFAULT: (3,), Profile.FULL: (3, 4)}
 
 
 # ----------------------------------------------------------------- float64, all targets at once
@@ -235,6 +238,7 @@ def _cube_cases(grid: Mapping) -> Callable:
     def cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
         ds = options.get("d") or grid[profile]
         return [Case(f"d={int(d)}", {"d": int(d), "boxes": CUBE_BOXES[profile],
+                                     "checker": int(d) in CHECKED_D[profile],
                                      **({"from_root": True} if options.get("from_root") else {})})
                 for d in ds if 3 <= int(d) <= 5]
 
