@@ -278,27 +278,36 @@ def test_statistics():
 
 
 def test_heads_study_tunes_judges_and_resumes_with_the_same_bytes(tmp_path, capsys):
-    """The heads question under the protocol: every cell tuned on seeds 50-54 (5 grid points),
-    the seeds judged against joint GD; a rerun computes nothing and writes the same bytes."""
+    """The heads question under the protocol: every cell tuned on seeds 50-54 (the five grid
+    points, widened while the choice sits at an end), the seeds judged against joint GD; a
+    rerun computes nothing and writes the same bytes."""
     from verify.experiments import heads
 
     argv = ["--output", str(tmp_path), "--d", "4", "--heads", "1,2", "--seeds", "3"]
     assert heads.main(argv) == 0
     data = json.loads((tmp_path / "heads.json").read_text())
     assert [(r["task"], r["d"]) for r in data["rows"]] == [("occurrence", 4), ("and", 4)]
+    points = 0
     for row in data["rows"]:
-        assert len(row["joint"]["tuning"]["curve"]) == 5
+        tunings = [row["joint"]["tuning"]]
         for plan in heads.PLANS:
             assert set(row[plan]["by_heads"]) == {"1", "2"}
             for cell in row[plan]["by_heads"].values():
                 assert cell["verdict"] in heads.VERDICT.values()
-                assert [p["exponents"] for p in cell["tuning"]["curve"]] == [[k] for k in protocol.EXPONENTS]
+                tunings.append(cell["tuning"])
             assert row[plan]["smallest"] in (None, 1, 2)
+        for t in tunings:
+            (lo, hi), = t["ranges"]
+            assert lo <= protocol.EXPONENTS[0] and hi >= protocol.EXPONENTS[-1]
+            assert [p["exponents"] for p in t["curve"]] == [[k] for k in range(lo, hi + 1)]
+            assert t["status"] in (["interior"], ["cap"])  # a finished search: never at an end
+            points += hi - lo + 1
+    assert points > 2 * 5 * 5  # this small study widens some range
     text = (tmp_path / "heads.md").read_text()
     assert "| occurrence | 4 | 2.0 |" in text and "| and | 4 | A only | 2 |" in text
     journal = tmp_path / heads.JOURNAL
     lines = journal.read_text().count("\n")
-    assert lines == 1 + 2 * 5 * (25 + 3)  # the key; per task 5 cells, each 25 tuning runs and 3 seeds
+    assert lines == 1 + 5 * points + 2 * 5 * 3  # the key; 5 seeds per tuning point; 3 seeds a cell
     before = {n: (tmp_path / n).read_bytes() for n in ("heads.md", "heads.json", "heads.png")}
     assert heads.main(argv) == 0
     assert journal.read_text().count("\n") == lines
@@ -357,6 +366,30 @@ def test_heads_runs_take_the_protocol_step_and_the_h_head_curvature_step():
     (_, a), = worker(("and", 5, 2, low.seed, ((low.plan, low.overrides),)))
     (_, b), = worker(("and", 5, 2, low.seed, ((high.plan, high.overrides),)))
     assert a["train_loss"] != b["train_loss"]
+
+
+def test_heads_tuning_widens_a_range_whose_choice_sits_at_an_end():
+    """Round 3's rule in the heads study: a cell whose loss falls with its step is widened by
+    half-decades to the cap (its choice reported "cap"); one whose loss is least inside the
+    first grid keeps it.  The loss is a stand-in read from the run's step, not a training."""
+    from verify.experiments import heads
+
+    slow, bowl = ("and", 5, 2, "A1-O"), ("and", 5, 2, "A")
+    cfg = heads.settings_at("and", 5, 2)
+
+    def fetch(runs):
+        out = {}
+        for r in runs:
+            step = dict(r.overrides)[protocol.FREE[r.plan][0]]
+            k = round(2 * math.log10(step / cfg[protocol.FREE[r.plan][0]]))
+            out[r] = {"diverged": False, "train_loss": float(k + 10 if r.plan == "A1-O" else k * k)}
+        return out
+
+    found = heads.tune([slow, bowl], fetch)
+    assert found[slow]["chosen"] == (-protocol.CAP,) and found[slow]["status"] == ["cap"]
+    assert found[slow]["ranges"] == [[-protocol.CAP, protocol.EXPONENTS[-1]]]
+    assert found[bowl]["chosen"] == (0,) and found[bowl]["status"] == ["interior"]
+    assert found[bowl]["ranges"] == [[protocol.EXPONENTS[0], protocol.EXPONENTS[-1]]]
 
 
 def test_and_with_one_head_trains_its_bias():

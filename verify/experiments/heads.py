@@ -12,7 +12,9 @@ The protocol, as for Table 1:
    eta_attention; A(1x)->O: eta_attention_one) is chosen on centre x 10^(k/2), k = -2..2, by
    that cell's own mean final training loss over the held-out seeds 50-54 (a point where a run
    diverged is not eligible; ties to the first point), the same budget for every cell; test
-   accuracy never enters the choice;
+   accuracy never enters the choice; as for Table 1 in round 3 (:func:`.protocol.widen`), a
+   choice at an end of its searched range widens that range by a half-decade, round by round,
+   until the choice is interior, the point beyond diverged, or |k| reaches the cap;
 3. Table 1's initialisation scale; then seeds 0..n-1 at the chosen steps.
 
 Judgement (an exhibit: the paper states no claim).  Per (task, d, plan, H) the paired
@@ -69,21 +71,34 @@ def _runs(cell: Cell, point: Sequence[int], seeds: Sequence[int]) -> list[HeadsR
     return [HeadsRun.of(task, d, H, plan, s, over) for s in seeds]
 
 
-def tuning_runs(every: Sequence[Cell]) -> list[HeadsRun]:
-    return [r for c in every for point in protocol.points(c[3])
+def tuning_runs(every: Sequence[Cell],
+                ranges: Mapping[Cell, protocol.Ranges] | None = None) -> list[HeadsRun]:
+    """The tuning runs of every cell over its searched range (default: the first five points)."""
+    return [r for c in every for point in protocol.points(c[3], (ranges or {}).get(c))
             for r in _runs(c, point, protocol.TUNING_SEEDS)]
 
 
-def tune(every: Sequence[Cell], records: Mapping[HeadsRun, dict]) -> dict[Cell, dict]:
-    """Per cell its tuning curve (mean final training loss per grid point, None where a run
-    diverged) and the chosen exponents (the centre, flagged, if every point diverged)."""
-    out = {}
-    for c in every:
-        curve = protocol.curve_of(c[3], settings_at(c[0], c[1], c[2]), lambda point: [
-            records[r] for r in _runs(c, point, protocol.TUNING_SEEDS)])
-        chosen = protocol.choose(curve)
-        out[c] = {"curve": curve, "chosen": chosen, "all_diverged": chosen is None}
-    return out
+def tune(every: Sequence[Cell], fetch: Callable[[list[HeadsRun]], Mapping[HeadsRun, dict]]
+         ) -> dict[Cell, dict]:
+    """Per cell its tuning curve over its searched range (mean final training loss per point,
+    None where a run diverged), the chosen exponents (None if every point diverged), the range
+    and the choice's status; a range whose choice sits at an end is widened
+    (:func:`.protocol.widen`) and the new runs fetched, until no range moves."""
+    ranges = {c: protocol.start(c[3]) for c in every}
+    while True:
+        records = fetch(tuning_runs(every, ranges))
+        out = {}
+        for c in every:
+            curve = protocol.curve_of(c[3], settings_at(c[0], c[1], c[2]), lambda point: [
+                records[r] for r in _runs(c, point, protocol.TUNING_SEEDS)], ranges[c])
+            chosen = protocol.choose(curve)
+            out[c] = {"curve": curve, "chosen": chosen, "all_diverged": chosen is None,
+                      "ranges": [list(r) for r in ranges[c]],
+                      "status": protocol.status(ranges[c], chosen)}
+        wider = {c: protocol.widen(ranges[c], out[c]["chosen"]) for c in every}
+        if wider == ranges:
+            return out
+        ranges = wider
 
 
 def report_runs(every: Sequence[Cell], tuning: Mapping[Cell, dict], seeds: Sequence[int]) -> dict:
@@ -147,7 +162,7 @@ def step_down(heads: Sequence[int], verdicts: Sequence[str]) -> int | None:
 
 def _tuning_json(t: Mapping) -> dict:
     return {"curve": t["curve"], "chosen": None if t["chosen"] is None else list(t["chosen"]),
-            "all_diverged": t["all_diverged"]}
+            "all_diverged": t["all_diverged"], "ranges": t["ranges"], "status": t["status"]}
 
 
 def _smallest(row: Mapping, plan: str, heads: Sequence[int]) -> str:
@@ -169,7 +184,19 @@ def _spread(c: Mapping, seeds: int) -> str:
 
 def _chosen(t: Mapping) -> str:
     k = t["tuning"]["chosen"]
-    return "all diverged" if k is None else f"{k[0]:+d}"
+    return "all diverged" if k is None else f"{k[0]:+d}" + (" (cap)" if t["tuning"]["status"][0] == "cap" else "")
+
+
+def _ends(data: Mapping) -> str:
+    """The chosen exponents: how many, beyond the first five-point grid, at the cap."""
+    ts = [r["joint"]["tuning"] for r in data["rows"]] + [
+        c["tuning"] for r in data["rows"] for plan in PLANS for c in r[plan]["by_heads"].values()]
+    ks = [(t["chosen"][0], t["status"][0]) for t in ts if t["chosen"] is not None]
+    return (f"Of the {len(ks)} chosen exponents, {sum(abs(k) > protocol.EXPONENTS[-1] for k, _ in ks)} "
+            f"lie beyond the first grid k = {protocol.EXPONENTS[0]}..{protocol.EXPONENTS[-1]} and "
+            f"{sum(st == 'cap' for _, st in ks)} at the cap |k| = {protocol.CAP}; "
+            f"{sum(st == 'end' for _, st in ks)} at an end short of it; "
+            f"{len(ts) - len(ks)} cells had every point diverge.")
 
 
 def markdown(data: Mapping) -> str:
@@ -179,8 +206,9 @@ def markdown(data: Mapping) -> str:
              f"question\"). Occurrence and AND at N = d² training and d² test words, {data['steps']} "
              f"GD steps (AND's attention phase of A(1x)→O: its configuration's 10 steps), {seeds} "
              "seeds (0..9 of the reported ones); every step size chosen by the protocol (each "
-             "cell's own mean final training loss on seeds 50-54; grid exponents below). An exhibit: "
-             "the paper states no claim.", "",
+             "cell's own mean final training loss on seeds 50-54, its range widened by half-decades "
+             "while the choice sits at an end; grid exponents below). An exhibit: "
+             "the paper states no claim. " + _ends(data), "",
              f"*Reaches*: within {DELTA:g} of joint GD, i.e. the paired difference to joint GD (same "
              f"words per seed) has its one-sided 95% lower bound >= -{DELTA:g}; *short*: its upper "
              f"bound < -{DELTA:g}; else *undecided* (the two bounds together are a 90% interval). "
@@ -264,7 +292,7 @@ def study(tasks: Sequence[str], ds: Sequence[int], heads: Sequence[int], seeds: 
         report = (lambda done, total: progress(name, done, total)) if progress else None
         return run_all(runs, "default", pool, journal, report, batch=batch, worker=worker)
 
-    tuning = tune(every, stage("tuning", tuning_runs(every)))
+    tuning = tune(every, lambda runs: stage("tuning", runs))
     chosen_runs = report_runs(every, tuning, range(seeds))
     records = stage("seeds", [r for rs in chosen_runs.values() for r in rs])
     return {"tasks": list(tasks), "d": list(ds), "heads": list(heads), "seeds": seeds, "steps": STEPS,
