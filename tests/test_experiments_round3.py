@@ -238,4 +238,11 @@ def test_mechanisms_measure_the_lag_against_the_step_and_the_three_phase_margins
                             "--output", str(tmp_path)]) == 0
     assert "margin" in (tmp_path / "mechanisms.md").read_text() and (tmp_path / "mechanisms.png").is_file()
     assert mechanisms.main(["--measures", "nothing"]) == 2
+    rows = mechanisms.symmetry([0], "quick", (0.0, 0.1))
+    zero, random = rows
+    assert zero["spread_alpha"] == zero["spread_B"] == 0.0  # from zero the heads stay one head
+    assert random["spread_alpha"] > 0 and random["spread_B"] > 0
+    assert mechanisms.main(["--profile", "quick", "--seeds", "1", "--measures", "symmetry",
+                            "--output", str(tmp_path), "--stem", "sym"]) == 0
+    assert "heads' symmetry" in (tmp_path / "sym.md").read_text() and (tmp_path / "sym.png").is_file()
     assert mechanisms.main(["--lag-tasks", "parity"]) == 2

@@ -12,11 +12,16 @@ feeds a choice of the protocol.
   after its one attention step) on the two targets and the largest on the other symbols, the
   margin min(targets) - max(others), the test accuracy on all test words and on the words that
   hold exactly one of the targets.
+* ``symmetry``: AND's joint GD at its frozen step from the anti-symmetric initialisation at
+  several scales (0 is the zero initialisation): per seed the spread of the four heads after the
+  run (the largest difference between two heads' attention logits, and between their output
+  weights), each head's attention logits on the two targets, the final training loss and the
+  test accuracy.
 
-    python -m verify.experiments.mechanisms [--output DIR] [--seeds 10] [--measures lag,three_phase]
-        [--lag-tasks even_pairs,slr] [--profile default]
+    python -m verify.experiments.mechanisms [--output DIR] [--stem mechanisms] [--seeds 10]
+        [--measures lag,three_phase,symmetry] [--lag-tasks even_pairs,slr,and] [--profile default]
 
-Writes mechanisms.md, mechanisms.json and mechanisms.png into DIR (default reports/experiments).
+Writes STEM.md, STEM.json and STEM.png into DIR (default reports/experiments/mechanisms.*).
 """
 from __future__ import annotations
 
@@ -35,7 +40,9 @@ from .counting import words
 from .statistics import first_reach, signed_rank
 
 PROFILE = "default"
-LAG_EXPONENTS = {"even_pairs": (-2, -1, 0, 1, 2, 3), "slr": (-4, -2, 0, 2)}
+LAG_EXPONENTS = {"even_pairs": (-2, -1, 0, 1, 2, 3), "slr": (-4, -2, 0, 2), "and": (-2, -1, 0, 1, 2)}
+SCALES = (0.0, 1e-4, 1e-3, 1e-2, 0.1)  # AND's initialisation scales for ``symmetry``
+MEASURES = ("lag", "three_phase", "symmetry")
 
 
 def lag_curve(task: str, exponents: Sequence[int], seeds: Sequence[int],
@@ -105,6 +112,35 @@ def three_phase(seeds: Sequence[int], profile: str = PROFILE) -> dict:
             for name, plan, ks in cases}
 
 
+def symmetry(seeds: Sequence[int], profile: str = PROFILE, scales: Sequence[float] = SCALES) -> list[dict]:
+    """AND's joint GD at its frozen step from the anti-symmetric initialisation at each scale:
+    per seed the heads' spread after training (max over symbols of the range over heads of the
+    attention logits, and of the output weights), the heads' attention logits on the two
+    targets, the final training loss and the test accuracy."""
+    name = "and"
+    task, cfg0 = task_of(name), settings(name, profile)
+    chosen = protocol.load_chosen(profile)[name]["joint"]
+    rows = []
+    for std in scales:
+        cfg = {**cfg0, **protocol.overrides("joint", cfg0, chosen, std)}
+        for seed in seeds:
+            problem = task.sample(cfg, tuple(generators(name, seed)[:3]))
+            params = task.init(problem, generators(name, seed)[3], False, cfg)
+            params, trajectory, blown = train(task, problem, params, schedule("joint", cfg))
+            targets = list(problem.info["targets"])
+            rows.append({"std": std, "seed": seed,
+                         "spread_alpha": float(np.ptp(params["alpha"], axis=0).max()),
+                         "spread_B": float(np.ptp(params["B"], axis=0).max()),
+                         "target_logits": params["alpha"][:, targets].tolist(),
+                         "train_loss": float(trajectory.loss[-1]),
+                         "test": task.evaluate(params, problem.test),
+                         "diverged": blown})
+            print(f"\rsymmetry: std {std:g}, seed {seed + 1}/{len(seeds)}", end="", file=sys.stderr,
+                  flush=True)
+    print(file=sys.stderr)
+    return rows
+
+
 def markdown(data: dict) -> str:
     lines = ["# Measured causes of the disagreeing claim cells (Round 3)", "",
              f"Profile {data['profile']}, seeds 0..{data['seeds'] - 1}. Written by `python -m "
@@ -140,6 +176,20 @@ def markdown(data: dict) -> str:
                              + f" | {r['others_max']:.1f} | {r['margin']:+.1f} | {r['test']:.3f} | "
                              f"{r['test_one_target']:.3f} |")
         lines.append("")
+    if "symmetry" in data:
+        lines += ["## AND, joint GD: the heads' symmetry against the initialisation scale", "",
+                  "spread = the largest range over the four heads of one symbol's attention logit "
+                  "(alpha) or output weight (B) after the run; target logits = each head's attention "
+                  "logits on the two targets (the heads' mean and range).", "",
+                  "| std | seed | spread alpha | spread B | target logits (mean over heads) | "
+                  "train loss | test |", "|---|---|---|---|---|---|---|"]
+        for r in data["symmetry"]:
+            mean = np.mean(r["target_logits"], axis=0)
+            lines.append(f"| {r['std']:g} | {r['seed']} | {r['spread_alpha']:.3g} | "
+                         f"{r['spread_B']:.3g} | {mean[0]:.2f}, {mean[1]:.2f} | "
+                         f"{r['train_loss']:.4g} | {r['test']:.4f}"
+                         + (" (diverged)" if r["diverged"] else "") + " |")
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -149,7 +199,8 @@ def draw(data: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [("lag", t) for t in data.get("lag", {})] + ([("three_phase", None)] if "three_phase" in data else [])
+    panels = ([("lag", t) for t in data.get("lag", {})]
+              + [(kind, None) for kind in ("three_phase", "symmetry") if kind in data])
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.4), squeeze=False)
     for ax, (kind, task) in zip(axes[0], panels):
         if kind == "lag":
@@ -164,6 +215,13 @@ def draw(data: dict, path: Path) -> None:
             ax.set_xlabel("eta_A / eta_O (joint GD)")
             ax.set_ylabel("D = attention - output crossing step")
             ax.set_title(f"{task}: D > 0 means the attention lags", fontsize=9)
+        elif kind == "symmetry":
+            for r in data["symmetry"]:
+                ax.plot(max(r["std"], 1e-6), r["test"], "o", color="C0", alpha=0.6)
+            ax.set_xscale("log")
+            ax.set_xlabel("initialisation std (0 drawn at 1e-6)")
+            ax.set_ylabel("test accuracy")
+            ax.set_title("AND, joint GD: accuracy against the init scale", fontsize=9)
         else:
             for (name, block), colour in zip(data["three_phase"].items(), ("C3", "C0", "C2")):
                 xs = [r["margin"] for r in block["rows"]]
@@ -183,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m verify.experiments.mechanisms",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", default=str(Path("reports") / "experiments"))
+    parser.add_argument("--stem", default="mechanisms", help="the files' name (STEM.md, .json, .png)")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--measures", default="lag,three_phase")
     parser.add_argument("--profile", choices=("quick", "default"), default=PROFILE)
@@ -190,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     measures = [m.strip() for m in args.measures.split(",") if m.strip()]
     lag_tasks = [t.strip() for t in args.lag_tasks.split(",") if t.strip()]
-    unknown = [m for m in measures if m not in ("lag", "three_phase")]
+    unknown = [m for m in measures if m not in MEASURES]
     unknown += [t for t in lag_tasks if t not in LAG_EXPONENTS]
     if unknown or args.seeds < 1:
         print(f"error: unknown measures or lag tasks {unknown}, or --seeds < 1", file=sys.stderr)
@@ -202,12 +261,15 @@ def main(argv: list[str] | None = None) -> int:
                        for task in lag_tasks}
     if "three_phase" in measures:
         data["three_phase"] = three_phase(seeds, args.profile)
+    if "symmetry" in measures:
+        data["symmetry"] = symmetry(seeds, args.profile)
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "mechanisms.json").write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    (out / "mechanisms.md").write_text(markdown(data))
-    draw(data, out / "mechanisms.png")
-    print(f"wrote {out / 'mechanisms.md'}, {out / 'mechanisms.json'}, {out / 'mechanisms.png'}")
+    paths = [out / f"{args.stem}.{ext}" for ext in ("md", "json", "png")]
+    paths[1].write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    paths[0].write_text(markdown(data))
+    draw(data, paths[2])
+    print("wrote " + ", ".join(str(p) for p in paths))
     return 0
 
 
