@@ -7,6 +7,7 @@ is rejected."""
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 
@@ -198,21 +199,56 @@ def _cube_check(d: int, profile):
     return check, check.cases(profile, {}, {"d": [d]})[0]
 
 
-def test_the_default_profile_asks_the_checker_at_d3_and_not_at_d4():
-    """prop3.all_attention asks the checker, in its own process, at the d of CHECKED_D: at d = 3
-    (default profile) the ledger's fact is "accepted"; at d = 4 only the full profile asks, so
-    the default run says "not asked" and the ledger keeps it engine only."""
+def test_the_default_profile_lets_the_checker_decide_and_the_engine_sample():
+    """prop3.all_attention on the default profile: the checker, in its own process, judges every
+    leaf of the committed certificate, the engine a seeded sample; the ledger's fact is
+    "accepted" and the detail holds no timing.  The quick profile does not ask (engine only)."""
     from fractions import Fraction
 
     from verify.checks import Profile
     from verify.report.proof_ledger import CHECKER_ACCEPTED
 
     check, case = _cube_check(3, Profile.DEFAULT)
+    assert case.params["checker"] and case.params["engine_sample"]
     out = check.judge(case, {"prop3.c2": Fraction(1, 10)})
     assert out.passed is True and out.values["checker"] == CHECKER_ACCEPTED
-    assert "checked independently" in out.detail
-    assert _cube_check(4, Profile.DEFAULT)[1].params["checker"] is False
-    assert _cube_check(4, Profile.FULL)[1].params["checker"] is True
+    assert "the checker decides, the engine samples" in out.detail and " s)" not in out.detail
+    assert "a seeded sample of 3 of the 25 leaves and agrees" in out.detail
+    assert _cube_check(4, Profile.DEFAULT)[1].params["checker"] is True
+    assert _cube_check(3, Profile.QUICK)[1].params["checker"] is False
+
+
+def _trusted(folder: Path, data: dict):
+    from fractions import Fraction
+
+    from verify.certify import cube_certificate
+    from verify.checks import Profile
+
+    (folder / "prop3-cube-d3.json").write_text(json.dumps(data))
+    _, case = _cube_check(3, Profile.DEFAULT)
+    return cube_certificate.cube_outcome("prop3-cube-d3", case, {"prop3.c2": Fraction(1, 10)}, 400,
+                                         folder)
+
+
+def test_a_forged_margin_is_rejected_on_the_default_route(tmp_path):
+    """The committed file with one leaf's stored enclosure raised far above its value: the
+    checker, which decides on the default profile, rejects it and the check fails."""
+    data = committed("prop3-cube-d3")
+    data["leaves"][6]["margins"][CLAIM] = [float(0.5).hex(), float(0.6).hex()]
+    out = _trusted(tmp_path, data)
+    assert out.passed is False and out.values["checker"] == "rejected" and "REJECTS" in out.detail
+
+
+def test_the_engine_sample_is_load_bearing_on_the_default_route(tmp_path, monkeypatch):
+    """An engine whose judge no longer certifies anything: the checker still accepts the file,
+    but the sampled leaves fail their recheck, so the check fails."""
+    from verify.certify import cube_certificate
+
+    real = cube_certificate.judge  # what the engine's recheck of a leaf calls
+    monkeypatch.setattr(cube_certificate, "judge", lambda problem, box, constants: type(
+        real(problem, box, constants))("undecided", (-math.inf, math.inf), None, 0))
+    out = _trusted(tmp_path, committed("prop3-cube-d3"))
+    assert out.passed is False and "the engine's sample DISAGREES" in out.detail
 
 
 def test_an_engine_that_reads_a_lowered_constant_is_caught_by_the_checker(monkeypatch):

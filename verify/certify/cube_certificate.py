@@ -237,7 +237,11 @@ def _sharp_text(d: int) -> tuple[str, dict, bool]:
 def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | None = CERTIFICATES):
     """The registry's certified outcome of a cube problem: branch and bound from the committed
     certificate's leaves (re-judged one by one with the case's constants) or from the root
-    (``folder`` None, or no matching certificate there)."""
+    (``folder`` None, or no matching certificate there).  A prop3-cube case with ``checker``
+    is also judged by the independent checker in its own process; with ``engine_sample`` too
+    (the default profile) and a committed certificate made for these constants, the checker
+    judges that file over every leaf and the engine only a seeded sample of its leaves
+    (:func:`trusted_route`)."""
     from ..checks import Evidence, Outcome
 
     problem = PROBLEMS[group]
@@ -249,17 +253,24 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
                        f"{invalid}; not replaced by a run from the root (`verify check ... "
                        "--from-root` proves it from the root; `verify certify-cube` writes a new "
                        "certificate)", values={"checker": "engine only", "invalid": invalid})
-    run, seeded = run_problem(problem, constants, max_boxes, folder)
-    lost = _lost(problem, run, folder) if seeded and run.status is not False else None
-    if lost:
-        invalid = f"{folder.name}/{problem.group}.json is INVALID: {lost}"
-        return Outcome(case.label, False, None, Evidence.CERTIFIED,
-                       f"{invalid}; not replaced by the run that went on from it (`verify check "
-                       "... --from-root` proves it from the root)",
-                       values={"checker": "engine only", "invalid": invalid})
+    asked = problem.kind == "floor" and bool(case.params.get("checker"))
+    trusted = (trusted_route(problem, constants, folder, case.params["engine_sample"])
+               if asked and folder is not None and case.params.get("engine_sample") else None)
+    if trusted is not None:
+        run, where, checked = trusted
+    else:
+        run, seeded = run_problem(problem, constants, max_boxes, folder)
+        lost = _lost(problem, run, folder) if seeded and run.status is not False else None
+        if lost:
+            invalid = f"{folder.name}/{problem.group}.json is INVALID: {lost}"
+            return Outcome(case.label, False, None, Evidence.CERTIFIED,
+                           f"{invalid}; not replaced by the run that went on from it (`verify check "
+                           "... --from-root` proves it from the root)",
+                           values={"checker": "engine only", "invalid": invalid})
+        where = (f"from the committed certificate certificates/{group}.json (its {run.judged} "
+                 f"boxes re-judged)" if seeded else f"from the root ({run.judged} boxes judged)")
+        checked = None
     status, small = run.status, run.smallest()
-    where = (f"from the committed certificate certificates/{group}.json (its {run.judged} boxes "
-             f"re-judged)" if seeded else f"from the root ({run.judged} boxes judged)")
     claim = problem.statement.split(": ", 1)[1]  # without its "d = D: "
     text = f"{claim}: {len(run.leaves)} leaves, deepest split {run.deepest}, {where}"
     values = {"leaves": len(run.leaves), "deepest": run.deepest, "judged": run.judged,
@@ -295,46 +306,101 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
     elif problem.kind != "floor":
         text = (f"{PROVED[problem.kind]} at d = {problem.d} (certified, ENGINE ONLY: the "
                 f"independent checker does not judge {problem.group}'s leaves): " + text)
-    elif not case.params.get("checker") or status is not True:
+    elif not asked or status is not True:
         values["checker"] = "not asked"
         text = (f"{PROVED[problem.kind]} at d = {problem.d} (certified, ENGINE ONLY at this "
-                f"profile: the independent checker judges {problem.group} in the full profile "
-                f"and in `verify recheck --independent certificates/{problem.group}.json`): " + text)
+                f"profile: the independent checker judges {problem.group} in the default and "
+                f"full profiles and in `verify recheck --independent "
+                f"certificates/{problem.group}.json`): " + text)
     else:
-        accepted, said = checker_verdict(run, constants)
+        accepted, said = checked if checked is not None else checker_verdict(run, constants)
         values["checker"] = "accepted" if accepted else "rejected"
         if not accepted:
             status, margin = False, None
         text = (f"{PROVED[problem.kind]} at d = {problem.d} (certified; checked independently: "
-                f"{said}): " if accepted else
-                f"NOT accepted: the independent checker REJECTS the leaves ({said}): ") + text
+                f"{said}): " if accepted else f"NOT accepted: {said}: ") + text
     return Outcome(case.label, status, margin, Evidence.CERTIFIED, text,
                    margin_kind="difference", values=values)
 
 
-def checker_verdict(run: Run, constants) -> tuple[bool, str]:
+def trusted_route(problem: Problem, constants, folder: Path, share: float
+                  ) -> tuple[Run, str, tuple[bool, str]] | None:
+    """The default profile's route through the committed certificate when it was made for
+    these constants (else None: the engine re-judges every leaf): the independent checker over
+    every leaf in its own process, then the engine over a seeded sample of ``share`` of the
+    leaves and the leaf of the smallest stored margin (:func:`recheck_leaf`: certified again,
+    its stored enclosure overlapping).  (the stored leaves as a run, where they came from,
+    (passed, what the checker and the sample said))."""
+    import hashlib
+
+    from . import trusted
+    from .cube import Leaf
+
+    path = folder / f"{problem.group}.json"
+    raw = path.read_bytes() if path.is_file() else b""
+    data = json.loads(raw) if raw else {}
+    want = {problem.constant: str(Fraction(constants[problem.constant]))}
+    if not raw or not _matches(data, problem) or data.get("constants") != want:
+        return None
+    values = getattr(constants, "untracked", lambda: constants)()
+    run = Run(problem, [Leaf(leaf_box(leaf["box"]), int(leaf["depth"]), leaf["status"],
+                             tuple(float.fromhex(x) for x in leaf["margins"][problem.claim]),
+                             leaf.get("target")) for leaf in data["leaves"]])
+    where = (f"judged from the committed certificate certificates/{problem.group}.json (the "
+             "default profile: the checker decides, the engine samples; `verify recheck` and the "
+             "full profile re-judge every leaf with the engine)")
+    accepted, said = checker_on(path, problem.group, values)
+    if not accepted:
+        return run, where, (False, f"the independent checker REJECTS the leaves ({said})")
+    summary, enclosed = trusted.checker_summary(said)
+    tightest = min(range(len(run.leaves)), key=lambda i: run.leaves[i].margin[0])
+    chosen = sorted(set(trusted.sample(len(run.leaves), share, hashlib.sha256(raw).hexdigest()))
+                    | {tightest})
+    problems = [p for i in chosen for p in recheck_leaf(
+        (i, problem.group, run.leaves[i].box, run.leaves[i].margin, {k: Fraction(v) for k, v in want.items()}))]
+    said = (f"verify/checker in its own process, every leaf: {summary}, its smallest enclosure "
+            f"{enclosed:.6g}; the engine re-judged the leaf of the smallest stored margin "
+            f"({tightest}) and a seeded sample of {len(chosen)} of the {len(run.leaves)} leaves")
+    if problems:
+        return run, where, (False, f"the engine's sample DISAGREES with the file ({said}): {problems[0]}")
+    return run, where, (True, said + " and agrees")
+
+
+def checker_on(path: Path, group: str, values) -> tuple[bool, str]:
     """(accepted, its last line or first rejection) of the independent checker, in its own
     process (isolated imports, nothing of the engine: :func:`verify.certify.independent.ask`),
-    on the run's leaves written as a certificate, bound to the registered claim at the run's d
-    and to the constants' values; the stored enclosures compared at each leaf's centre (`verify
-    recheck --independent` adds the corners)."""
-    import tempfile
-
+    on the certificate at ``path``, bound to the registered claim of ``group`` and to the
+    constants' ``values``; the stored enclosures compared at each leaf's centre (`verify recheck
+    --independent` adds the corners)."""
     from .independent import ask
     from .registered import registration
+
+    code, lines, errors = ask({"certificate": str(path), "registered": registration(group),
+                               "constants": {k: str(v) for k, v in values.items()},
+                               "corners": False})
+    if code == 0:
+        return True, (lines[-1] if lines else "certificate holds").replace(", the box is covered", "")
+    bad = [line for line in lines if line.startswith(("REJECTED", "MISMATCH", "not rechecked"))]
+    return False, (bad or [errors.strip() or f"exit {code}"])[0]
+
+
+def checker_verdict(run: Run, constants) -> tuple[bool, str]:
+    """:func:`checker_on` the run's leaves, written as a certificate to a temporary file; what
+    it said without its timing (the same bytes on any machine)."""
+    import tempfile
+
+    from .trusted import checker_summary
 
     values = getattr(constants, "untracked", lambda: constants)()  # the run has read its own
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"{run.problem.group}.json"
         write(run, values, path)
-        code, lines, errors = ask({"certificate": str(path),
-                                   "registered": registration(run.problem.group),
-                                   "constants": {k: str(v) for k, v in values.items()},
-                                   "corners": False})
-    if code == 0:
-        return True, (lines[-1] if lines else "certificate holds").replace(", the box is covered", "")
-    bad = [line for line in lines if line.startswith(("REJECTED", "MISMATCH", "not rechecked"))]
-    return False, (bad or [errors.strip() or f"exit {code}"])[0]
+        accepted, said = checker_on(path, run.problem.group, values)
+    if not accepted:
+        return False, f"the independent checker REJECTS the leaves ({said})"
+    summary, enclosed = checker_summary(said)
+    return True, (f"verify/checker in its own process, every leaf: {summary}, its smallest "
+                  f"enclosure {enclosed:.6g}")
 
 
 def rewrite(data: dict, constants) -> tuple[dict | None, str]:

@@ -116,6 +116,15 @@ def point_problems(index: int, data: dict, box: tuple, constants: Mapping) -> li
     return out
 
 
+def checker_summary(said: str) -> tuple[str, float]:
+    """(what the checker counted, without its timing: the same bytes on any machine; the
+    smallest lower end of its enclosures of the stored margins, -inf when it did not say) from
+    its last line."""
+    found = re.search(r"\(independent checker, (.*), smallest enclosed margin ([^,]+), [0-9.]+ s\)",
+                      said)
+    return (found.group(1), float(found.group(2))) if found else (said, -math.inf)
+
+
 def tightest_leaf(run: Run) -> int:
     """The index of the leaf whose stored margin is the smallest (the one the outcome reports):
     the engine always re-judges it, so the number in the report is this code's."""
@@ -145,13 +154,11 @@ def judge(path: Path, group: str, root: tuple, box: tuple, constants: Mapping,
     tightest = tightest_leaf(run)
     note(f"the engine re-judges a seeded sample of {len(chosen)} leaves", force=True)
     problems = engine_sample(data, sorted(set(chosen) | {tightest}))
-    found = re.search(r"\(independent checker, (.*), smallest enclosed margin ([^,]+), [0-9.]+ s\)",
-                      said)  # no timing in the detail: the same bytes on any machine
+    summary, enclosed = checker_summary(said)
     stored = run.smallest_margin()
-    enclosed = float(found.group(2)) if found else -math.inf
     margin = min(stored[0], enclosed) if stored else None
     checked = (f"; checked independently (verify/checker in its own process, every leaf: "
-               f"{found.group(1) if found else said}); the smallest margin reported is the "
+               f"{summary}); the smallest margin reported is the "
                f"smaller of the stored {stored[0] if stored else None:.6g} and the checker's "
                f"lowest enclosure {enclosed:.6g}; the engine re-judged the leaf of the smallest "
                f"stored margin ({tightest}) and a seeded sample of {len(chosen)} of the "
