@@ -375,13 +375,12 @@ def checker_on(path: Path, group: str, values) -> tuple[bool, str]:
     from .independent import ask
     from .registered import registration
 
-    code, lines, errors = ask({"certificate": str(path), "registered": registration(group),
-                               "constants": {k: str(v) for k, v in values.items()},
-                               "corners": False})
-    if code == 0:
-        return True, (lines[-1] if lines else "certificate holds").replace(", the box is covered", "")
-    bad = [line for line in lines if line.startswith(("REJECTED", "MISMATCH", "not rechecked"))]
-    return False, (bad or [errors.strip() or f"exit {code}"])[0]
+    from .trusted import said
+
+    accepted, text = said(*ask({"certificate": str(path), "registered": registration(group),
+                                "constants": {k: str(v) for k, v in values.items()},
+                                "corners": False}))
+    return accepted, text.replace(", the box is covered", "")
 
 
 def checker_verdict(run: Run, constants) -> tuple[bool, str]:

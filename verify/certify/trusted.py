@@ -56,7 +56,12 @@ def checker_verdict(path: Path, group: str, box: tuple, constants: Mapping) -> t
     registered = {"group": group, "box": list(box), "boxes": [list(box)], "d": None}
     request = {"certificate": str(path), "registered": registered,
                "constants": {k: str(v) for k, v in constants.items()}, "corners": False}
-    code, lines, errors = ask(request)
+    return said(*ask(request))
+
+
+def said(code: int, lines: list[str], errors: str) -> tuple[bool, str]:
+    """(accepted, its last line or first rejection) from the checker process's exit code,
+    lines and standard error."""
     if code == 0:
         return True, lines[-1] if lines else "certificate holds"
     bad = [line for line in lines if line.startswith(("REJECTED", "MISMATCH", "not rechecked"))]
