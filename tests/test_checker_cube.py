@@ -37,7 +37,7 @@ def judge(box: tuple, c2: float, d: int = 3) -> recheck.LeafVerdict:
     old, ctx.prec = ctx.prec, recheck.BITS
     try:
         leaf = {"box": box, "status": "certified", "margins": {CLAIM: (1e-9, 1.0)}}
-        return cube.judge_leaf(0, leaf, d, arb(c2))
+        return cube.judge_leaf(0, leaf, "prop3-cube", d, arb(c2))
     finally:
         ctx.prec = old
 
@@ -54,10 +54,110 @@ def test_the_committed_d4_cube_holds_by_the_independent_checker(capsys):
     assert "certificate holds (independent checker, 225 leaves" in capsys.readouterr().out
 
 
-def test_sharp_and_cone_leaves_are_still_refused():
-    for name in ("prop3-sharp-d3", "prop2-cone-d3"):
-        with pytest.raises(recheck.NotACertificate, match="does not judge the leaves"):
-            cube.check(recheck.read(committed(name)))
+@pytest.mark.slow
+@pytest.mark.parametrize("name,leaves", [("prop3-sharp-d3", 37), ("prop2-cone-d3", 204)])
+def test_the_committed_sharp_and_cone_hold_by_the_independent_checker(capsys, name, leaves):
+    assert main(["recheck", str(CERTS / f"{name}.json"), "--independent"]) == 0
+    assert f"certificate holds (independent checker, {leaves} leaves" in capsys.readouterr().out
+
+
+def at_checker_precision(fn, *args):
+    old, ctx.prec = ctx.prec, recheck.BITS
+    try:
+        return fn(*args)
+    finally:
+        ctx.prec = old
+
+
+AT_ZERO = (1 - 2.0 ** -9, 1.0, 1 - 2.0 ** -9, 1.0)  # a sharp leaf with alpha = 0 at its corner
+
+
+def sharp(box: tuple, raise_by: float = 0.0) -> recheck.LeafVerdict:
+    leaf = {"box": box, "status": "certified", "margins": {"prop3.sharp": (1e-9, math.inf)}}
+    bound = at_checker_precision(cube._bound, 3, None) + raise_by
+    return at_checker_precision(cube.judge_leaf, 0, leaf, "prop3-sharp", 3, bound)
+
+
+def test_the_sharp_leaf_at_alpha_zero_is_proved_by_the_signs_of_the_derivatives():
+    found = sharp(AT_ZERO)
+    assert found.problem is None and found.boxes > 1  # halved down to the corner piece
+
+
+def test_a_bound_above_F0_is_false_at_alpha_zero():
+    found = sharp(AT_ZERO, 1e-4)
+    assert found.problem and ("FALSE at the centre" in found.problem or "to F(0)" in found.problem)
+
+
+def test_the_sign_test_reads_the_derivative_enclosures(monkeypatch):
+    """dM and dm widened by +-0.05 (the floors' gradients are about -0.05 and -0.11 there):
+    no target's floor is shown to decrease towards alpha = 0 any more."""
+    corner = [(1 - 2.0 ** -10, 1.0)] * 2
+    M, m = at_checker_precision(cube.moments_at, 3, [arb(1 - 2.0 ** -11)] * 2)
+    assert at_checker_precision(cube_box.descends, 3, corner, M, m, cube.FINE[1])
+    real = cube_box.derivatives
+
+    def widened(*args):
+        dM, dm = real(*args)
+        wide = arb(0).union(arb(0.05)).union(arb(-0.05))
+        return ([[[x + wide for x in row] for row in k] for k in dM],
+                [[[x + wide for x in row] for row in k] for k in dm])
+
+    monkeypatch.setattr(cube_box, "derivatives", widened)
+    assert not at_checker_precision(cube_box.descends, 3, corner, M, m, cube.FINE[1])
+
+
+def cone_leaf(index: int) -> dict:
+    return cube.read(committed("prop2-cone-d3")).leaves[index]
+
+
+def test_the_tightest_cone_leaf_holds_and_a_raised_c1_is_false_at_its_centre():
+    """Leaf 69 stores [8.8e-5, 0.0100]: 0.49 proved, L_s = 0.5 at a point of the cone."""
+    leaf = cone_leaf(69)
+    held = at_checker_precision(cube.judge_leaf, 69, leaf, "prop2-cone", 3, arb(49) / 100)
+    assert held.problem is None and held.low > 0
+    found = at_checker_precision(cube.judge_leaf, 69, leaf, "prop2-cone", 3, arb(52) / 100)
+    assert found.problem and "FALSE at the centre" in found.problem
+
+
+def test_a_cone_leaf_of_two_positions_is_refused():
+    leaf = dict(cone_leaf(69), box=(1.0, 3.0) + cone_leaf(69)["box"][2:])
+    found = at_checker_precision(cube.judge_leaf, 69, leaf, "prop2-cone", 3, arb(49) / 100)
+    assert found.problem and "not one target position" in found.problem
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_checkers_multipliers_are_a_dual_bound_no_worse_than_the_engines(seed):
+    """Weak duality at a random point: the checker's dual bound is at most L_s at its point of
+    the cone, and at least the dual bound of the engine's multipliers (scipy's nnls): the
+    checker's are the best of every active set."""
+    import numpy as np
+
+    from verify.certify.cube import cone_multipliers
+
+    rng = random.Random(seed)
+    r, s = [arb(rng.uniform(0.05, 1.0)) for _ in range(2)], rng.randrange(3)
+    M, m = at_checker_precision(cube.moments_at, 3, r)
+    v, beta = at_checker_precision(cube.dual, M, m[s], s)
+    low = at_checker_precision(cube._floor, M, [a + b for a, b in zip(m[s], v)])
+    assert low.lower() <= at_checker_precision(cube._loss, M, m[s], beta).upper()
+    lam, _ = cone_multipliers(np.array([[float(x.mid()) for x in row] for row in M]),
+                              np.array([float(x.mid()) for x in m[s]]), s)
+    theirs = [0.0] * 3
+    for j, x in zip([j for j in range(3) if j != s], lam):
+        theirs[j] = float(x) / 2
+        theirs[s] -= float(x) / 2
+    engine = at_checker_precision(cube._floor, M, [a + b for a, b in zip(m[s], theirs)])
+    assert float(low.mid()) >= float(engine.mid()) - 1e-9
+
+
+def test_a_forged_cone_margin_is_rejected():
+    data = committed("prop2-cone-d3")
+    data["leaves"] = data["leaves"][69:70]  # the tightest leaf alone (no tiling asked here)
+    margins = data["leaves"][0]["margins"]["prop2.all_parameters"]
+    assert cube.agreement(cube.read(data)) == []
+    margins[:] = [(0.02).hex(), (0.03).hex()]  # above L_s - c1 = 0.01 at the centre
+    problems = cube.agreement(cube.read(data))
+    assert problems and "leaf 0" in problems[0]
 
 
 def test_c2_raised_to_a_quarter_is_not_a_pass(tmp_path, capsys):
@@ -94,8 +194,8 @@ def test_the_width_term_of_the_centred_form_is_load_bearing(monkeypatch):
     assert judge((0.5, 1.0, 0.5, 1.0), 0.16).problem
     real = cube_box.derivatives
 
-    def zero(d, box):
-        dM, dm = real(d, box)
+    def zero(d, box, first):
+        dM, dm = real(d, box, first)
         return ([[[arb(0)] * d for _ in range(d)] for _ in dM],
                 [[[arb(0)] * d for _ in range(d)] for _ in dm])
 
@@ -269,3 +369,52 @@ def test_an_engine_that_reads_a_lowered_constant_is_caught_by_the_checker(monkey
     assert "REJECTS" in out.detail
     engine_only = type(case)(case.label, {**case.params, "checker": False})
     assert check.judge(engine_only, {"prop3.c2": Fraction(15, 100)}).passed is True  # load-bearing
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module,check_id,constants", [
+    ("prop3", "prop3.sharp", {"prop3.c2": "1/10"}),
+    ("prop2", "prop2.all_parameters", {"prop2.c1": "1/5"})])
+def test_the_sharp_and_cone_checks_ask_the_checker_on_the_default_profile(module, check_id,
+                                                                          constants):
+    """The committed prop3-sharp-d3 and prop2-cone-d3 on the default profile: the checker
+    judges every leaf in its own process, the engine a seeded sample.  The cone's file proves
+    c1 = 49/100, above the configured 1/5: its own constant is the one its leaves are read with."""
+    import importlib
+    from fractions import Fraction
+
+    from verify.checks import Profile
+    from verify.report.proof_ledger import CHECKER_ACCEPTED
+
+    result = importlib.import_module(f"verify.results.{module}").RESULT
+    check = next(c for c in result.checks if c.id == check_id)
+    case = check.cases(Profile.DEFAULT, {}, {"d": [3]})[0]
+    assert case.params["checker"] and case.params["engine_sample"]
+    out = check.judge(case, {k: Fraction(v) for k, v in constants.items()})
+    assert out.passed is True and out.values["checker"] == CHECKER_ACCEPTED, out.detail
+    assert "the checker decides, the engine samples" in out.detail
+    if module == "prop2":
+        assert "the leaves prove the constant 0.49" in out.detail
+    assert check.cases(Profile.QUICK, {}, {"d": [3]})[0].params.get("checker") is False
+
+
+@pytest.mark.slow
+def test_an_engine_that_reads_a_lowered_c1_is_caught_by_the_checker(monkeypatch):
+    """A fault planted in the engine's judge (every box measured against c1 - 0.05) makes the
+    engine certify c1 = 0.52, false (L_s = 1/2 at beta~ = 1 for every alpha); on the full
+    profile the engine's run passes it and the checker's process rejects it."""
+    from fractions import Fraction
+
+    from verify.certify import cube as engine_cube
+    from verify.checks import Profile
+    from verify.results import prop2
+
+    real = engine_cube.judge
+    monkeypatch.setattr(engine_cube, "judge", lambda problem, box, constants: real(
+        problem, box, {k: v - Fraction(5, 100) for k, v in constants.items()}))
+    check = next(c for c in prop2.RESULT.checks if c.id == "prop2.all_parameters")
+    case = check.cases(Profile.FULL, {}, {"d": [3]})[0]
+    out = check.judge(case, {"prop2.c1": Fraction(52, 100)})
+    assert out.passed is False and out.values["checker"] == "rejected" and "FALSE" in out.detail
+    engine_only = type(case)(case.label, {**case.params, "checker": False})
+    assert check.judge(engine_only, {"prop2.c1": Fraction(52, 100)}).passed is True  # load-bearing

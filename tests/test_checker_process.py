@@ -158,12 +158,6 @@ def test_malformed_numbers_give_one_line_and_exit_2(tmp_path, capsys, flags, nam
     assert err.startswith("verify: error:") and len(err.strip().splitlines()) == 1
 
 
-def test_the_checker_refuses_to_judge_cube_leaves_it_has_no_route_for(capsys):
-    assert main(["recheck", str(CERTS / "prop3-sharp-d3.json"), "--independent"]) == 2
-    captured = capsys.readouterr()
-    assert "claim: prop3-sharp-d3: d = 3" in captured.out and "does not judge" in captured.err
-
-
 def test_the_checkers_cube_moments_agree_with_the_engines_at_a_point():
     """Two routes to M and m_s at r = (0.3, 0.7), d = 3: the checker's stratified integrals
     (verify/checker/cube.py) and the engine's ratio moments."""

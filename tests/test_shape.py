@@ -305,8 +305,9 @@ def test_the_checkers_trusted_base_stays_within_its_stated_size():
     actual = sum(len(p.read_text().splitlines()) for p in CHECKER.glob("*.py"))
     # 1,500 (issue 37): the checker's own routes for the new certificate kinds (the lemma for
     # every d >= d0, proofs/checker.md section 12); 1,800: it judges Proposition 3's cube leaves
-    # over their boxes itself (section 15) instead of refusing them
-    assert actual <= stated <= 1800, f"verify/checker has {actual} lines, the document says {stated}"
+    # over their boxes itself (section 15) instead of refusing them; 1,900: the sharp leaf at
+    # alpha = 0 (signs of derivatives) and the cones' weak duality, the last kinds it refused
+    assert actual <= stated <= 1900, f"verify/checker has {actual} lines, the document says {stated}"
 
 
 def _certify_imports() -> dict[str, set[str]]:

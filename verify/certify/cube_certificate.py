@@ -253,11 +253,11 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
                        f"{invalid}; not replaced by a run from the root (`verify check ... "
                        "--from-root` proves it from the root; `verify certify-cube` writes a new "
                        "certificate)", values={"checker": "engine only", "invalid": invalid})
-    asked = problem.kind == "floor" and bool(case.params.get("checker"))
+    asked = bool(case.params.get("checker"))
     trusted = (trusted_route(problem, constants, folder, case.params["engine_sample"])
                if asked and folder is not None and case.params.get("engine_sample") else None)
     if trusted is not None:
-        run, where, checked = trusted
+        run, where, checked, constants = trusted
     else:
         run, seeded = run_problem(problem, constants, max_boxes, folder)
         lost = _lost(problem, run, folder) if seeded and run.status is not False else None
@@ -303,9 +303,6 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
         margin = min(leaf.margin[1] for leaf in run.leaves if leaf.status == "failing")
     elif status is None:
         text = "UNDECIDED: " + text
-    elif problem.kind != "floor":
-        text = (f"{PROVED[problem.kind]} at d = {problem.d} (certified, ENGINE ONLY: the "
-                f"independent checker does not judge {problem.group}'s leaves): " + text)
     elif not asked or status is not True:
         values["checker"] = "not asked"
         text = (f"{PROVED[problem.kind]} at d = {problem.d} (certified, ENGINE ONLY at this "
@@ -324,13 +321,14 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
 
 
 def trusted_route(problem: Problem, constants, folder: Path, share: float
-                  ) -> tuple[Run, str, tuple[bool, str]] | None:
+                  ) -> tuple[Run, str, tuple[bool, str], dict] | None:
     """The default profile's route through the committed certificate when it was made for
-    these constants (else None: the engine re-judges every leaf): the independent checker over
-    every leaf in its own process, then the engine over a seeded sample of ``share`` of the
-    leaves and the leaf of the smallest stored margin (:func:`recheck_leaf`: certified again,
-    its stored enclosure overlapping).  (the stored leaves as a run, where they came from,
-    (passed, what the checker and the sample said))."""
+    these constants or a larger one (each is a lower bound: the file's claim implies theirs;
+    else None: the engine re-judges every leaf): the independent checker over every leaf in its
+    own process, then the engine over a seeded sample of ``share`` of the leaves and the leaf of
+    the smallest stored margin (:func:`recheck_leaf`: certified again, its stored enclosure
+    overlapping).  (the stored leaves as a run, where they came from, (passed, what the checker
+    and the sample said), the constants the leaves were judged with)."""
     import hashlib
 
     from . import trusted
@@ -339,8 +337,13 @@ def trusted_route(problem: Problem, constants, folder: Path, share: float
     path = folder / f"{problem.group}.json"
     raw = path.read_bytes() if path.is_file() else b""
     data = json.loads(raw) if raw else {}
-    want = {problem.constant: str(Fraction(constants[problem.constant]))}
-    if not raw or not _matches(data, problem) or data.get("constants") != want:
+    keys = [problem.constant] if problem.constant else []
+    try:
+        want = {k: Fraction(data["constants"][k]) for k in keys}
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    if not raw or not _matches(data, problem) or set(data["constants"]) != set(keys) \
+            or any(want[k] < Fraction(constants[k]) for k in keys):
         return None
     values = getattr(constants, "untracked", lambda: constants)()
     run = Run(problem, [Leaf(leaf_box(leaf["box"]), int(leaf["depth"]), leaf["status"],
@@ -351,19 +354,19 @@ def trusted_route(problem: Problem, constants, folder: Path, share: float
              "full profile re-judge every leaf with the engine)")
     accepted, said = checker_on(path, problem.group, values)
     if not accepted:
-        return run, where, (False, f"the independent checker REJECTS the leaves ({said})")
+        return run, where, (False, f"the independent checker REJECTS the leaves ({said})"), want
     summary, enclosed = trusted.checker_summary(said)
     tightest = min(range(len(run.leaves)), key=lambda i: run.leaves[i].margin[0])
     chosen = sorted(set(trusted.sample(len(run.leaves), share, hashlib.sha256(raw).hexdigest()))
                     | {tightest})
     problems = [p for i in chosen for p in recheck_leaf(
-        (i, problem.group, run.leaves[i].box, run.leaves[i].margin, {k: Fraction(v) for k, v in want.items()}))]
+        (i, problem.group, run.leaves[i].box, run.leaves[i].margin, want))]
     said = (f"verify/checker in its own process, every leaf: {summary}, its smallest enclosure "
             f"{enclosed:.6g}; the engine re-judged the leaf of the smallest stored margin "
             f"({tightest}) and a seeded sample of {len(chosen)} of the {len(run.leaves)} leaves")
     if problems:
-        return run, where, (False, f"the engine's sample DISAGREES with the file ({said}): {problems[0]}")
-    return run, where, (True, said + " and agrees")
+        return run, where, (False, f"the engine's sample DISAGREES with the file ({said}): {problems[0]}"), want
+    return run, where, (True, said + " and agrees"), want
 
 
 def checker_on(path: Path, group: str, values) -> tuple[bool, str]:

@@ -2,8 +2,8 @@
 prop2-cone-dD; proofs/checker.md, section 15): read and bound to the registered claim (written
 from the kind, the d of the axes and the constants, never the file's text), and Proposition 3's
 stored margins compared with the checker's own values at points (the stratified moments, the
-floors).  :func:`check` judges the prop3-cube leaves over their boxes (the centred form of
-``cube_box``); the sharp and cone leaves it refuses.
+floors, the cones' dual bound).  :func:`check` judges every leaf over its box (the centred form
+of ``cube_box``).
 """
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ from .tiling import tiling_problems
 
 CUBE = re.compile(r"(prop3-cube|prop3-sharp|prop2-cone)-d([345])")
 MAX_SPLIT = 8  # further halvings of a cube leaf before the checker gives up on it
+CORNER = 2.0 ** -10  # prop3-sharp: the widest piece at alpha = 0 shown by signs (section 15)
+FINE = (2.0 ** -9, 2.0 ** -13)  # the cells in t in the leaf at alpha = 0: its pieces, the signs
 KINDS = {  # kind -> (the claim id a leaf stores, the constant it is measured against)
     "prop3-cube": ("prop3.all_attention", "prop3.c2"),
     "prop3-sharp": ("prop3.sharp", None),
@@ -104,23 +106,20 @@ def bind(cert: recheck.Certificate, registered: Mapping | None,
 
 
 def check(cert: recheck.Certificate, corners: bool = True, workers: int = 1) -> recheck.Verdict:
-    """The tiling, then every prop3-cube leaf judged over its box by the centred form of
-    ``cube_box`` (split further where it is too wide; on ``workers`` processes), then the stored
-    enclosures against the checker's values at points (section 15).  prop3-sharp and
-    prop2-cone are refused (exit 2)."""
-    if cert.method != "prop3-cube":
-        raise recheck.NotACertificate(f"the independent checker does not judge the leaves of "
-                                      f"{cert.group} (section 15; drop --independent for the "
-                                      f"engine's recheck)")
+    """The tiling, then every leaf judged over its box by :func:`judge_leaf` (split further where
+    it is too wide; on ``workers`` processes), then the stored enclosures against the checker's
+    values at points (section 15)."""
     began = time.perf_counter()
     verdict = recheck.Verdict(len(cert.leaves))
     verdict.problems = tiling_problems(tuple(Fraction(x) for x in cert.root),
                                        [tuple(map(Fraction, leaf["box"])) for leaf in cert.leaves])
     if not cert.leaves and not verdict.problems:
         verdict.problems.append("no leaves")
-    if not all(0 <= x <= 1 for x in cert.root):  # --any-box: the model lives on the cube
+    kind, d = cert.method, len(cert.axes) + 1 - (cert.method == "prop2-cone")
+    if not all(0 <= x <= 1 for x in cert.root[2 * (kind == "prop2-cone"):]):  # --any-box
         verdict.problems.append("the root leaves the cube [0, 1]^(d-1) of successive ratios")
-    items = [(i, leaf, len(cert.axes) + 1, cert.constants["prop3.c2"])
+    key = KINDS[kind][1]
+    items = [(i, leaf, kind, d, cert.constants[key] if key else None)
              for i, leaf in enumerate(cert.leaves if not verdict.problems else [])]
     old, ctx.prec = ctx.prec, recheck.BITS
     pool = ProcessPoolExecutor(workers) if workers > 1 and len(items) > 1 else None
@@ -129,8 +128,7 @@ def check(cert: recheck.Certificate, corners: bool = True, workers: int = 1) -> 
             if verdict.take(found):
                 break
         if not verdict.problems:
-            verdict.problems = _agreement(cert, "prop3-cube", len(cert.axes) + 1,
-                                          KINDS["prop3-cube"][0], corners)
+            verdict.problems = _agreement(cert, kind, d, KINDS[kind][0], corners)
     finally:
         ctx.prec = old
         if pool:
@@ -140,55 +138,127 @@ def check(cert: recheck.Certificate, corners: bool = True, workers: int = 1) -> 
 
 
 def _judge_item(item: tuple) -> recheck.LeafVerdict:
-    """:func:`judge_leaf` on (index, leaf, d, c2 as a Fraction), at the checker's precision
-    (set here: a pool's process does not inherit the parent's context)."""
-    index, leaf, d, c2 = item
+    """:func:`judge_leaf` on (index, leaf, kind, d, the constant as a Fraction or None: F(0)),
+    at the checker's precision (set here: a pool's process does not inherit the parent's)."""
+    index, leaf, kind, d, c = item
     old, ctx.prec = ctx.prec, recheck.BITS
     try:
-        return judge_leaf(index, leaf, d, arb(c2.numerator) / c2.denominator)
+        return judge_leaf(index, leaf, kind, d, _bound(d, c))
     finally:
         ctx.prec = old
+
+
+def _bound(d: int, c: Fraction | None) -> arb:
+    """The constant as a ball; None: F(0) = 1/2 - (d-2)/(2(d-1) ln(d-1)) (prop3-sharp)."""
+    if c is None:
+        return arb(1) / 2 - arb(d - 2) / (2 * (d - 1) * arb(d - 1).log())
+    return arb(c.numerator) / c.denominator
 
 
 def _where(sides: list[tuple[float, float]]) -> str:
     return " x ".join(f"r{k + 2} [{a:.6g}, {b:.6g}]" for k, (a, b) in enumerate(sides))
 
 
-def judge_leaf(index: int, leaf: dict, d: int, bound: arb) -> recheck.LeafVerdict:
-    """One leaf: status and stored enclosure, then max_s F_s - c2 > 0 over its box by
-    ``cube_box.floors_over`` (a piece halved along its widest side up to MAX_SPLIT times); a
-    piece whose centre has max_s F_s < c2 disproves the claim there (section 15)."""
+def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck.LeafVerdict:
+    """One leaf: status and stored enclosure, then (the claim's quantity) - bound > 0 over its
+    box, each piece halved along its widest side up to MAX_SPLIT times (section 15).  prop3:
+    max_s F_s by ``cube_box.floors_over``, and a piece whose centre has max_s F_s below the bound
+    disproves the claim there; prop3-sharp's leaf at alpha = 0 (r = (1, .., 1), where max_s F_s
+    = F(0)) is halved until its piece at the corner is CORNER wide, and there some target's F_s
+    must decrease in every r_k (``cube_box.descends``, cells of FINE) from the floor at the
+    corner, whose value is F(0) (prop3.uniform_symbolic; here its ball must hold F(0)); its
+    other pieces as above, with cells of FINE[0].  prop2-cone (target s at position s of the sorted logits, the
+    s-side [s, s + 1]): the dual bound of min over the cone {beta_s <= beta_j} of L_s with the
+    multipliers :func:`dual` chooses at the piece's centre, and a point of the cone with L_s
+    below c1 there disproves the claim."""
     out = recheck.LeafVerdict(index)
-    claim = KINDS["prop3-cube"][0]
+    claim = KINDS[kind][0]
     lo, hi = leaf["margins"][claim]
-    box = [(leaf["box"][2 * k], leaf["box"][2 * k + 1]) for k in range(d - 1)]
-    if leaf["status"] != "certified" or not (math.isfinite(hi) and 0 < lo <= hi):
+    cone = kind == "prop2-cone"
+    s_lo, s_hi = leaf["box"][:2] if cone else (0.0, 1.0)
+    r = leaf["box"][2 * cone:]
+    box = [(r[2 * k], r[2 * k + 1]) for k in range(d - 1)]
+    if leaf["status"] != "certified" or not 0 < lo <= hi or s_hi - s_lo != 1 or s_lo % 1:
         out.problem = (f"leaf {index} ({_where(box)}) is recorded {leaf['status']!r} with the "
-                       f"stored enclosure [{lo:.12g}, {hi:.12g}]: not certified, or not a finite "
-                       f"enclosure above 0")
+                       f"stored enclosure [{lo:.12g}, {hi:.12g}]: not certified, not an "
+                       f"enclosure above 0, or not one target position")
         return out
+    at_zero = kind == "prop3-sharp" and all(b == 1.0 for a, b in box)  # alpha = 0 is a corner
+    first = FINE[0] if at_zero else cube_box.FIRST
     todo = [(box, 0)]
     while todo:
         sides, depth = todo.pop()
         out.boxes += 1
         out.depth = max(out.depth, depth)
         M, m = moments_at(d, [arb((a + b) / 2) for a, b in sides])
-        here = max((f.upper() for f in _floors(M, m)), key=float) - bound
+        corner = at_zero and all(b == 1.0 for a, b in sides)
+        if corner and max(b - a for a, b in sides) <= CORNER:  # max_s F_s >= F_s >= F_s(1..1)
+            if not (cube_box.descends(d, sides, M, m, FINE[1])
+                    and all(f.overlaps(bound) for f in floors_at(d, [arb(1)] * (d - 1)))):
+                out.problem = (f"leaf {index} ({_where(box)}), {claim}: no target's floor is "
+                               f"shown to decrease in every r_k on {_where(sides)} to F(0)")
+                return out
+            continue
+        if cone:
+            shift, beta = dual(M, m[int(s_lo)], int(s_lo))
+            here = _loss(M, m[int(s_lo)], beta).upper() - bound
+            low = cube_box.floors_over(d, sides, M, m, {int(s_lo): shift})[0].lower() - bound
+        else:
+            here = max((f.upper() for f in _floors(M, m)), key=float) - bound
+            fl = () if corner else cube_box.floors_over(d, sides, M, m, None, first)
+            low = max((f.lower() for f in fl), key=float, default=arb(-math.inf)) - bound
         if here < 0:
             out.problem = (f"leaf {index} ({_where(box)}), {claim}: FALSE at the centre of "
-                           f"{_where(sides)} (max_s F_s - c2 = {recheck.ball(here)} there)")
+                           f"{_where(sides)} (the claim's quantity minus its bound is "
+                           f"{recheck.ball(here)} there)")
             return out
-        low = max((f.lower() for f in cube_box.floors_over(d, sides, M, m)), key=float) - bound
         if low > 0:
             out.low = min(out.low, float(low))
             continue
-        if depth == MAX_SPLIT:
+        if depth == MAX_SPLIT + at_zero * 10 * (d - 1):
             out.problem = (f"leaf {index} ({_where(box)}), {claim}: not shown > 0 on "
                            f"{_where(sides)} after {depth} further splits (the checker's lower "
                            f"bound there is {recheck.ball(low)})")
             return out
         todo += [(half, depth + 1) for half in _halves(sides)]
     return out
+
+
+def dual(M: list[list[arb]], ms: list[arb], s: int) -> tuple[list[arb], list[float]]:
+    """(v, beta) at a point, for min over the cone {beta_s <= beta_j} of L_s = 1/2 b'Mb - 2 b'm_s
+    + 1 (section 15).  For multipliers lambda_j >= 0, L_s >= L_s + sum_j lambda_j (b_s - b_j) on
+    the cone, whose minimum over all b is the floor with m_s + v, v_s = -sum lambda/2, v_j =
+    lambda_j/2 (weak duality: any lambda >= 0 gives a lower bound).  lambda: the best of the
+    candidates of every set S of active constraints (G lambda_S = 2 (u_s - u_i), u = M^-1 m_s,
+    G_ij = (e_i - e_s)' M^-1 (e_j - e_s)), in floats; beta: 2 M^-1 (m_s + v), moved into the
+    cone (beta_j >= beta_s), a point where L_s is an upper bound of the minimum."""
+    d = len(M)
+    inv = arb_mat(M).inv()
+    N = [[float(inv[i, j].mid()) for j in range(d)] for i in range(d)]
+    u = [sum(N[i][j] * float(ms[j].mid()) for j in range(d)) for i in range(d)]
+    others = [j for j in range(d) if j != s]
+    best, lam = -math.inf, [0.0] * d
+    for k in range(2 ** (d - 1)):
+        S = [j for n, j in enumerate(others) if k >> n & 1]
+        G = [[N[i][j] - N[i][s] - N[s][j] + N[s][s] for j in S] for i in S]
+        y = arb_mat(G).solve(arb_mat([[2 * (u[s] - u[i])] for i in S])) if S else None
+        x = [0.0] * d
+        for n, j in enumerate(S):
+            x[j] = float(y[n, 0].mid())
+        v = [x[i] / 2 - (sum(x) / 2 if i == s else 0) for i in range(d)]
+        value = -sum((float(ms[i].mid()) + v[i]) * N[i][j] * (float(ms[j].mid()) + v[j])
+                     for i in range(d) for j in range(d))
+        if min(x) >= 0 and value > best:
+            best, lam = value, x
+    v = [arb(lam[i]) / 2 - (arb(sum(lam)) / 2 if i == s else 0) for i in range(d)]
+    beta = [2 * sum(N[i][j] * (float(ms[j].mid()) + float(v[j].mid())) for j in range(d))
+            for i in range(d)]
+    return v, [max(b, beta[s]) if i != s else b for i, b in enumerate(beta)]
+
+
+def _loss(M: list[list[arb]], ms: list[arb], beta: list[float]) -> arb:
+    b = [arb(x) for x in beta]
+    return cube_box.quadratic(M, ms, b) + 1
 
 
 def _halves(sides: list[tuple[float, float]]) -> list[list[tuple[float, float]]]:
@@ -257,53 +327,59 @@ def floors_at(d: int, r: list[arb]) -> list[arb]:
 
 
 def _floors(M: list[list[arb]], m: list[list[arb]]) -> list[arb]:
-    out = []
-    for s in range(len(M)):
-        y = arb_mat(M).solve(arb_mat([[x] for x in m[s]]))
-        out.append(1 - 2 * sum((m[s][i] * y[i, 0] for i in range(len(M))), arb(0)))
-    return out
+    return [_floor(M, ms) for ms in m]
+
+
+def _floor(M: list[list[arb]], ms: list[arb]) -> arb:
+    """min over beta of 1/2 b'Mb - 2 b'ms + 1 = 1 - 2 ms' M^-1 ms."""
+    y = arb_mat(M).solve(arb_mat([[x] for x in ms]))
+    return 1 - 2 * sum((ms[i] * y[i, 0] for i in range(len(M))), arb(0))
 
 
 def agreement(cert: recheck.Certificate) -> list[str]:
-    """The first Proposition 3 leaf whose stored [lo, hi] disagrees with the checker's max_s F_s
-    - bound (lo at most its value at the centre and corners, hi at least its value at the
-    centre); cones and the sharp leaves at alpha = 0 (a derivative's sign) are not compared."""
-    kind, d = cert.method, len(cert.axes) + 1
-    claim = KINDS[kind][0]
-    if kind == "prop2-cone":
-        return []
+    """The first leaf whose stored [lo, hi] disagrees with the checker's values of the claim's
+    quantity minus its bound at points: lo at most its upper end at the centre and the corners,
+    hi at least its lower end at the centre (prop3: max_s F_s; prop2-cone: between the dual bound
+    and L_s at :func:`dual`'s point of the cone); the sharp leaf at alpha = 0 (hi = inf, a
+    derivative's sign) is not compared."""
+    kind = cert.method
     old, ctx.prec = ctx.prec, recheck.BITS
     try:
-        return _agreement(cert, kind, d, claim)
+        return _agreement(cert, kind, len(cert.axes) + 1 - (kind == "prop2-cone"), KINDS[kind][0])
     finally:
         ctx.prec = old
 
 
 def _agreement(cert: recheck.Certificate, kind: str, d: int, claim: str,
                corners: bool = True) -> list[str]:
-    bound = (arb(1) / 2 - arb(d - 2) / (2 * (d - 1) * arb(d - 1).log()) if kind == "prop3-sharp"
-             else arb(cert.constants["prop3.c2"].numerator) / cert.constants["prop3.c2"].denominator)
-    seen: dict[tuple, arb] = {}  # max_s F_s at the points met so far (leaves share corners)
+    key = KINDS[kind][1]
+    bound = _bound(d, cert.constants[key] if key else None)
+    seen: dict[tuple, arb] = {}  # the values at the points met so far (leaves share corners)
 
-    def top(pt: tuple) -> arb:
-        if pt not in seen:
-            fs = floors_at(d, [arb(x) for x in pt])
-            seen[pt] = arb(max((f.lower() for f in fs), key=float)).union(
-                arb(max((f.upper() for f in fs), key=float)))
-        return seen[pt]
+    def value(pt: tuple, s: int | None) -> arb:
+        if (pt, s) not in seen:
+            M, m = moments_at(d, [arb(x) for x in pt])
+            if s is None:
+                fs = _floors(M, m)
+                ends = max((f.lower() for f in fs), key=float), max((f.upper() for f in fs), key=float)
+            else:
+                v, beta = dual(M, m[s], s)
+                ends = _floor(M, [a + b for a, b in zip(m[s], v)]).lower(), _loss(M, m[s], beta).upper()
+            seen[pt, s] = arb(ends[0]).union(arb(ends[1]))
+        return seen[pt, s]
 
     for index, leaf in enumerate(cert.leaves):
         lo, hi = leaf["margins"][claim]
-        box = leaf["box"]
+        s, box = (int(leaf["box"][0]), leaf["box"][2:]) if kind == "prop2-cone" else (None, leaf["box"])
         if not math.isfinite(hi):
             continue
         sides = [(box[2 * k], box[2 * k + 1]) for k in range(d - 1)]
         points = [("centre", tuple((a + b) / 2 for a, b in sides))] + \
             [("corner", c) for c in product(*sides) if corners]
         for where, pt in points:
-            value = top(pt) - bound
-            if not (lo <= value.upper() and (where != "centre" or value.lower() <= hi)):
+            here = value(pt, s) - bound
+            if not (lo <= here.upper() and (where != "centre" or here.lower() <= hi)):
                 return [f"leaf {index}, {claim}: the stored margin [{lo:.12g}, {hi:.12g}] is not "
-                        f"consistent with the checker's value {float(value.mid()):.12g} +- "
-                        f"{float(value.rad()):.2g} at the {where} {list(pt)}"]
+                        f"consistent with the checker's value {float(here.mid()):.12g} +- "
+                        f"{float(here.rad()):.2g} at the {where} {list(pt)}"]
     return []

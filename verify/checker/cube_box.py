@@ -102,12 +102,12 @@ def _integrands(d: int, h: int, box: list[arb], t: arb) -> tuple[dict, dict, dic
     return second, mean, without
 
 
-def _cells() -> list[tuple[arb, arb]]:
+def _cells(first: float) -> list[tuple[arb, arb]]:
     """(t, dt): cells tiling [0, CUT], t the cell as a ball; the width grows as e^(t/2) (every
-    integrand decays at least as e^-t, section 15), from FIRST at 0."""
+    integrand decays at least as e^-t, section 15), from ``first`` at 0."""
     out, a = [], 0.0
     while a < CUT:
-        b = min(CUT, a + FIRST * math.exp(a / 2))
+        b = min(CUT, a + first * math.exp(a / 2))
         out.append((arb(a).union(arb(b)), arb(b) - a))
         a = b
     return out
@@ -122,13 +122,13 @@ def tail(d: int) -> arb:
     return arb(0).union(e).union(-e)
 
 
-def derivatives(d: int, box: list[arb]) -> tuple[list, list]:
+def derivatives(d: int, box: list[arb], first: float = FIRST) -> tuple[list, list]:
     """(dM[k][i][j], dm[k][s][i]): balls holding every d/dr_k of M and m_s over the box (the
     Riemann sum of the integrands' derivatives over the cells, plus :func:`tail`)."""
     n = d - 1
     dM = [[[arb(0)] * d for _ in range(d)] for _ in range(n)]
     dm = [[[arb(0)] * d for _ in range(d)] for _ in range(n)]
-    for t, dt in _cells():
+    for t, dt in _cells(first):
         for h in range(d):
             second, mean, without = _integrands(d, h, box, t)
             for k in range(n):
@@ -147,7 +147,7 @@ def derivatives(d: int, box: list[arb]) -> tuple[list, list]:
     return dM, dm
 
 
-def _quadratic(A: list[list[arb]], v: list[arb], beta: list[arb]) -> arb:
+def quadratic(A: list[list[arb]], v: list[arb], beta: list[arb]) -> arb:
     """1/2 beta' A beta - 2 beta' v (L_s without its constant 1, or its derivative)."""
     n = len(beta)
     return sum((A[i][j] * beta[i] * beta[j] for i in range(n) for j in range(n)), arb(0)) / 2 \
@@ -155,26 +155,54 @@ def _quadratic(A: list[list[arb]], v: list[arb], beta: list[arb]) -> arb:
 
 
 def floors_over(d: int, sides: list[tuple[float, float]], M: list[list[arb]],
-                m: list[list[arb]]) -> list[arb]:
+                m: list[list[arb]], shift: dict[int, list[arb]] | None = None,
+                first: float = FIRST) -> list[arb]:
     """Lower bounds of every F_s = inf_beta L_s over the box (sides (a, b)), given M and m_s at
     its centre c = (a + b)/2 (section 15).  L_s(beta) = 1/2 beta' M beta - 2 beta' m_s + 1 and,
     for any fixed beta*, inf_beta L_s = L_s(beta*) - 1/2 g' M^-1 g with g = M beta* - 2 m_s, so
     F_s >= L_s(beta*) - (d/(2p)) |g|^2 (M >= (p/d) I).  beta* = 2 M^-1 m_s at the centre (its
     midpoints); L_s(beta*) and g over the box by the mean-value form: their values at c plus
-    their derivatives over the box (:func:`derivatives`, linear in dM, dm) times r - c."""
+    their derivatives over the box (:func:`derivatives`, linear in dM, dm) times r - c.
+    ``shift``: {s: v} judges only those targets, with m_s + v (v constant in r: the cones'
+    dual bound, section 15)."""
     n = d - 1
     centre = [(a + b) / 2 for a, b in sides]
     box = [arb(a).union(arb(b)) for a, b in sides]
     step = [(arb(a) - c).union(arb(b) - c) for (a, b), c in zip(sides, centre)]
-    dM, dm = derivatives(d, box)
+    dM, dm = derivatives(d, box, first)
     out = []
-    for s in range(d):
-        y = arb_mat(M).solve(arb_mat([[x] for x in m[s]]))
+    for s in shift or range(d):
+        ms = [a + b for a, b in zip(m[s], shift[s])] if shift else m[s]
+        y = arb_mat(M).solve(arb_mat([[x] for x in ms]))
         beta = [2 * arb(y[i, 0].mid()) for i in range(d)]
-        g = [sum((M[i][j] * beta[j] for j in range(d)), -2 * m[s][i])
+        g = [sum((M[i][j] * beta[j] for j in range(d)), -2 * ms[i])
              + sum((sum((dM[k][i][j] * beta[j] for j in range(d)), -2 * dm[k][s][i]) * step[k]
                     for k in range(n)), arb(0)) for i in range(d)]
-        value = 1 + _quadratic(M, m[s], beta) + sum((_quadratic(dM[k], dm[k][s], beta) * step[k]
+        value = 1 + quadratic(M, ms, beta) + sum((quadratic(dM[k], dm[k][s], beta) * step[k]
                                                      for k in range(n)), arb(0))
         out.append(value - arb(d * n) / 2 * sum((x * x for x in g), arb(0)))
     return out
+
+
+def descends(d: int, sides: list[tuple[float, float]], M: list[list[arb]], m: list[list[arb]],
+             first: float) -> bool:
+    """Some target's F_s = 1 - 2 m_s' M^-1 m_s has dF_s/dr_k = 2 y' dM_k y - 4 y' dm_k < 0 (y =
+    M^-1 m_s) for every k at every point of the box (section 15), given M and m_s at its
+    centre: M, m_s over the box by the mean-value form, y by Arb's solve of that interval
+    system (it encloses M(r)^-1 m_s(r) for every r of the box), dM, dm by :func:`derivatives`
+    with cells of ``first``.  Then F_s(r) >= F_s(b) with b the box's upper corner, raising one
+    side at a time."""
+    n = d - 1
+    centre = [(a + b) / 2 for a, b in sides]
+    step = [(arb(a) - c).union(arb(b) - c) for (a, b), c in zip(sides, centre)]
+    dM, dm = derivatives(d, [arb(a).union(arb(b)) for a, b in sides], first)
+    over = arb_mat([[M[i][j] + sum((dM[k][i][j] * step[k] for k in range(n)), arb(0))
+                     for j in range(d)] for i in range(d)])
+    for s in range(d):
+        y = over.solve(arb_mat([[m[s][i] + sum((dm[k][s][i] * step[k] for k in range(n)), arb(0))]
+                                for i in range(d)]))
+        y = [y[i, 0] for i in range(d)]
+        if all(2 * sum((y[i] * dM[k][i][j] * y[j] for i in range(d) for j in range(d)), arb(0))
+               - 4 * sum((y[i] * dm[k][s][i] for i in range(d)), arb(0)) < 0 for k in range(n)):
+            return True
+    return False

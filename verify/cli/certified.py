@@ -313,8 +313,8 @@ def _rewrite(data: dict, args: argparse.Namespace, out) -> int:
 
 def _recheck_cube(data: dict, args: argparse.Namespace, out, cert) -> int:
     """The engine's recheck of a cube certificate (Propositions 2, 3), then the stored margins of
-    Proposition 3's leaves against the independent checker's values at their centres and
-    corners (verify/checker/cube.py)."""
+    its leaves against the independent checker's values at their centres and corners
+    (verify/checker/cube.py)."""
     from ..certify.cube_certificate import recheck as recheck_cube
     from ..checker import cube as checker_cube
 

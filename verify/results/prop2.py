@@ -62,6 +62,10 @@ WIDE = {
 # judged once (its leaves prove 0.49; the quick profile starts from the root: 107 boxes for c1)
 CONE_D = {Profile.QUICK: [3], Profile.DEFAULT: [3], Profile.FULL: [3]}
 CONE_BOXES = {Profile.QUICK: 600, Profile.DEFAULT: 8000, Profile.FULL: 20000}
+# the d at which the independent checker, in its own process, judges the cone's leaves too
+# (prop2-cone-d3: about 300 CPU-s); on the default profile it decides and the engine re-judges a
+# seeded sample of the committed leaves (certify/trusted.py)
+CHECKED_D = {Profile.QUICK: (), Profile.DEFAULT: (3,), Profile.FULL: (3,)}
 
 
 def c1_value(constants: Constants) -> Fraction:
@@ -258,10 +262,14 @@ VALUE_NOTE = ("certified value of L at the found point, an upper bound of inf_al
 
 
 def _cone_cases(profile: Profile, constants: Constants, options: Mapping) -> list[Case]:
+    from ..certify.trusted import SAMPLE  # the default profile: the checker decides, the engine samples
+
     ds = options.get("d") or CONE_D[profile or Profile.QUICK]
     profile = profile or Profile.QUICK
     return [Case(f"d={int(d)}", {"d": int(d), "boxes": CONE_BOXES[profile],
                                  "certificate": profile is not Profile.QUICK,
+                                 "checker": int(d) in CHECKED_D[profile],
+                                 **({"engine_sample": SAMPLE} if profile is Profile.DEFAULT else {}),
                                  **({"from_root": True} if options.get("from_root") else {})})
             for d in ds if 3 <= int(d) <= 5]
 

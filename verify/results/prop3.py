@@ -59,8 +59,9 @@ GENERAL_MAX_D = 20  # the general (d x d) engine up to here, the four-scalar eng
 CUBE_D = {Profile.QUICK: [3], Profile.DEFAULT: [3, 4], Profile.FULL: [3, 4]}
 SHARP_D = {Profile.QUICK: [3], Profile.DEFAULT: [3], Profile.FULL: [3, 4]}
 CUBE_BOXES = {Profile.QUICK: 400, Profile.DEFAULT: 8000, Profile.FULL: 20000}
-# the d at which the independent checker, in its own process, judges the cube's leaves too
-# (prop3-cube-d3: about 10 CPU-s; -d4: about 300).  On the default profile it decides and the
+# the d at which the independent checker, in its own process, judges the leaves too (of the
+# cube and the sharp problem alike; prop3-cube-d3: about 10 CPU-s, -d4: about 300;
+# prop3-sharp-d3: about 40, -d4: about 1,050).  On the default profile it decides and the
 # engine re-judges a seeded sample of the committed leaves (the boxes' route: certify/trusted.py)
 CHECKED_D = {Profile.QUICK: (), Profile.DEFAULT: (3, 4), Profile.FULL: (3, 4)}
 
