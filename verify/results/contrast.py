@@ -19,7 +19,7 @@ import math
 from typing import Mapping
 
 from ..checks import Case, Check, Constants, Evidence, Exhibit, Outcome, Profile, Result
-from ..ledger import Discharge, Obligation, Region, at_least, points
+from ..ledger import Discharge, Obligation, Region, at_least
 from .common import grid_label, judge_once
 
 D_GRID = {Profile.QUICK: [9], Profile.DEFAULT: [9, 16], Profile.FULL: [9, 16, 25, 49]}

@@ -19,7 +19,7 @@ import numpy as np
 import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
-from ..ledger import Discharge, Obligation, Region, at_least, points
+from ..ledger import Discharge, Obligation, Region, at_least
 from ..engine import general
 from ..engine.precision import working
 from ..search import multistart

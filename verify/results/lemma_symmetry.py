@@ -25,7 +25,7 @@ import mpmath
 import sympy as sp
 
 from ..checks import Case, Check, Constants, Evidence, Outcome, Profile, Result
-from ..ledger import Discharge, Obligation, Region, at_least, points
+from ..ledger import Discharge, Obligation, Region, at_least
 from ..engine import symbolic
 from ..engine.general import GeneralAttention, evaluate_attention
 from ..engine.enumeration import general_truth

@@ -36,7 +36,7 @@ import mpmath
 import numpy as np
 
 from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
-from ..ledger import Discharge, Obligation, Region, at_least, points
+from ..ledger import Discharge, Obligation, Region, at_least
 from ..engine import general
 from ..engine.precision import working
 from ..search import argmax, decisive, multistart

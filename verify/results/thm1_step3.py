@@ -499,7 +499,7 @@ def _judge_conclusion(case: Case, constants: Constants) -> Outcome:
               f"{links['exact']}; the steps give any "
               f"c3 <= min(c_large_output, (7/9)^8/256) = 1/{float(1 / best):.1f}")
     if not links["large"]:
-        detail += f"; FAILS: c3 > c_large_output (the case beta_s > d/4, tight at d = 9)"
+        detail += "; FAILS: c3 > c_large_output (the case beta_s > d/4, tight at d = 9)"
     return Outcome(case.label, ok, float(best / c3), Evidence.SYMBOLIC, detail)
 
 
