@@ -418,3 +418,28 @@ def test_an_engine_that_reads_a_lowered_c1_is_caught_by_the_checker(monkeypatch)
     assert out.passed is False and out.values["checker"] == "rejected" and "FALSE" in out.detail
     engine_only = type(case)(case.label, {**case.params, "checker": False})
     assert check.judge(engine_only, {"prop2.c1": Fraction(52, 100)}).passed is True  # load-bearing
+
+
+@pytest.mark.parametrize("margins,where", [
+    ((0.02, math.inf), "not a finite"), ((math.inf, math.inf), "not a finite"),
+    ((8e-5, 0.01), None)])
+def test_only_the_sharp_leaf_at_alpha_zero_may_store_an_infinite_end(margins, where):
+    """A cone leaf with hi = inf (which would skip the comparison with the checker's values)
+    is refused by the judge and by `agreement`; its true margins pass both."""
+    data = committed("prop2-cone-d3")
+    data["leaves"] = data["leaves"][69:70]
+    data["leaves"][0]["margins"]["prop2.all_parameters"] = [float(x).hex() for x in margins]
+    cert = cube.read(data)
+    if where is None:
+        assert cube.agreement(cert) == []
+        return
+    assert cube.agreement(cert) and "not finite" in cube.agreement(cert)[0]
+    found = at_checker_precision(cube.judge_leaf, 0, cert.leaves[0], "prop2-cone", 3, arb(49) / 100)
+    assert found.problem and where in found.problem
+
+
+@pytest.mark.parametrize("s", [-1.0, 3.0])
+def test_a_cone_target_outside_the_symbols_is_refused(s):
+    leaf = dict(cone_leaf(69), box=(s, s + 1) + cone_leaf(69)["box"][2:])
+    found = at_checker_precision(cube.judge_leaf, 69, leaf, "prop2-cone", 3, arb(49) / 100)
+    assert found.problem and "not one target position" in found.problem

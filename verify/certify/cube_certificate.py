@@ -204,14 +204,18 @@ def _fmt_box(problem: Problem, box) -> str:
     return " x ".join(f"{name} [{lo:.4g}, {hi:.4g}]" for name, (lo, hi) in zip(problem.axes, box))
 
 
-def proved_bound(problem: Problem, run: Run, constants) -> float | None:
+def proved_bound(problem: Problem, run: Run, constants, enclosed: float | None = None
+                 ) -> float | None:
     """The largest constant the certified leaves prove (floats rounded down): the bound plus the
-    smallest margin (prop3-cube: some s has inf_beta L_s >= it; prop2-cone: L_s >= it), or None."""
+    smallest margin (prop3-cube: some s has inf_beta L_s >= it; prop2-cone: L_s >= it), or None;
+    with ``enclosed`` (the checker's smallest lower bound over its pieces, on the default route
+    where the engine re-judged only a sample) the smaller of the two."""
     small = run.smallest()
     if small is None or run.status is not True or problem.kind == "sharp":
         return None
     c = Fraction(constants[problem.constant])
-    return math.nextafter(float(c) + small.margin[0], -math.inf)
+    low = small.margin[0] if enclosed is None else min(small.margin[0], enclosed)
+    return math.nextafter(float(c) + low, -math.inf)
 
 
 PROVED = {"floor": "proved for every alpha", "sharp": "proved min over alpha = F(0)",
@@ -257,8 +261,9 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
     trusted = (trusted_route(problem, constants, folder, case.params["engine_sample"])
                if asked and folder is not None and case.params.get("engine_sample") else None)
     if trusted is not None:
-        run, where, checked, constants = trusted
+        run, where, checked, used, enclosed = trusted
     else:
+        used, enclosed = constants, None
         run, seeded = run_problem(problem, constants, max_boxes, folder)
         lost = _lost(problem, run, folder) if seeded and run.status is not False else None
         if lost:
@@ -277,13 +282,17 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
               "d": problem.d, "checker": "engine only"}
     margin = None
     if small is not None:
-        margin = small.margin[0]
-        text += (f"; smallest margin {margin:.4g} at {_fmt_box(problem, small.box)}"
-                 f" (target {small.target + 1})")
+        shift = float(Fraction(used[problem.constant]) - Fraction(constants[problem.constant])) \
+            if problem.constant else 0.0  # against the configured constant (a file's may be larger)
+        margin = (small.margin[0] if enclosed is None else min(small.margin[0], enclosed)) + shift
+        at = f" at {_fmt_box(problem, small.box)} (target {small.target + 1})"
+        text += f"; smallest margin {margin:.4g}" + (
+            at if margin == small.margin[0] + shift else
+            f" (the checker's smallest lower bound; the engine stored {small.margin[0] + shift:.4g}{at})")
         values["smallest_margin"] = margin
-    bound = proved_bound(problem, run, constants)
+    bound = proved_bound(problem, run, used, enclosed)
     if bound is not None:
-        top = float(Fraction(constants[problem.constant])) + min(leaf.margin[1] for leaf in run.leaves)
+        top = float(Fraction(used[problem.constant])) + min(leaf.margin[1] for leaf in run.leaves)
         values["proved_bound"], values["upper_bound"] = bound, math.nextafter(top, math.inf)
         text += (f"; the leaves prove the constant {bound:.6g} (and a value <= {top:.6g} at a "
                  f"point: the infimum lies between)")
@@ -321,14 +330,15 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
 
 
 def trusted_route(problem: Problem, constants, folder: Path, share: float
-                  ) -> tuple[Run, str, tuple[bool, str], dict] | None:
+                  ) -> tuple[Run, str, tuple[bool, str], dict, float | None] | None:
     """The default profile's route through the committed certificate when it was made for
     these constants or a larger one (each is a lower bound: the file's claim implies theirs;
     else None: the engine re-judges every leaf): the independent checker over every leaf in its
     own process, then the engine over a seeded sample of ``share`` of the leaves and the leaf of
     the smallest stored margin (:func:`recheck_leaf`: certified again, its stored enclosure
     overlapping).  (the stored leaves as a run, where they came from, (passed, what the checker
-    and the sample said), the constants the leaves were judged with)."""
+    and the sample said), the constants the leaves were judged with, the checker's smallest
+    lower bound over its pieces or None)."""
     import hashlib
 
     from . import trusted
@@ -338,12 +348,13 @@ def trusted_route(problem: Problem, constants, folder: Path, share: float
     raw = path.read_bytes() if path.is_file() else b""
     data = json.loads(raw) if raw else {}
     keys = [problem.constant] if problem.constant else []
+    stored = data.get("constants") if isinstance(data, dict) else None
     try:
-        want = {k: Fraction(data["constants"][k]) for k in keys}
-    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        want = {k: Fraction(stored[k]) for k in keys}
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
         return None
-    if not raw or not _matches(data, problem) or set(data["constants"]) != set(keys) \
-            or any(want[k] < Fraction(constants[k]) for k in keys):
+    if not raw or not _matches(data, problem) or not isinstance(stored, dict) \
+            or set(stored) != set(keys) or any(want[k] < Fraction(constants[k]) for k in keys):
         return None
     values = getattr(constants, "untracked", lambda: constants)()
     run = Run(problem, [Leaf(leaf_box(leaf["box"]), int(leaf["depth"]), leaf["status"],
@@ -354,19 +365,21 @@ def trusted_route(problem: Problem, constants, folder: Path, share: float
              "full profile re-judge every leaf with the engine)")
     accepted, said = checker_on(path, problem.group, values)
     if not accepted:
-        return run, where, (False, f"the independent checker REJECTS the leaves ({said})"), want
-    summary, enclosed = trusted.checker_summary(said)
+        return run, where, (False, f"the independent checker REJECTS the leaves ({said})"), want, None
+    summary, low = trusted.checker_summary(said)
+    enclosed = low if math.isfinite(low) else None
     tightest = min(range(len(run.leaves)), key=lambda i: run.leaves[i].margin[0])
     chosen = sorted(set(trusted.sample(len(run.leaves), share, hashlib.sha256(raw).hexdigest()))
                     | {tightest})
     problems = [p for i in chosen for p in recheck_leaf(
         (i, problem.group, run.leaves[i].box, run.leaves[i].margin, want))]
     said = (f"verify/checker in its own process, every leaf: {summary}, its smallest enclosure "
-            f"{enclosed:.6g}; the engine re-judged the leaf of the smallest stored margin "
+            f"{low:.6g}; the engine re-judged the leaf of the smallest stored margin "
             f"({tightest}) and a seeded sample of {len(chosen)} of the {len(run.leaves)} leaves")
     if problems:
-        return run, where, (False, f"the engine's sample DISAGREES with the file ({said}): {problems[0]}"), want
-    return run, where, (True, said + " and agrees"), want
+        return (run, where, (False, f"the engine's sample DISAGREES with the file ({said}): "
+                                    f"{problems[0]}"), want, enclosed)
+    return run, where, (True, said + " and agrees"), want, enclosed
 
 
 def checker_on(path: Path, group: str, values) -> tuple[bool, str]:

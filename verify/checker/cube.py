@@ -116,8 +116,10 @@ def check(cert: recheck.Certificate, corners: bool = True, workers: int = 1) -> 
     if not cert.leaves and not verdict.problems:
         verdict.problems.append("no leaves")
     kind, d = cert.method, len(cert.axes) + 1 - (cert.method == "prop2-cone")
-    if not all(0 <= x <= 1 for x in cert.root[2 * (kind == "prop2-cone"):]):  # --any-box
-        verdict.problems.append("the root leaves the cube [0, 1]^(d-1) of successive ratios")
+    if not all(0 <= x <= 1 for x in cert.root[2 * (kind == "prop2-cone"):]) \
+            or not all(0 <= x <= d for x in cert.root[:2 * (kind == "prop2-cone")]):  # --any-box
+        verdict.problems.append("the root leaves the cube [0, 1]^(d-1) of successive ratios "
+                                "(or the targets [0, d])")
     key = KINDS[kind][1]
     items = [(i, leaf, kind, d, cert.constants[key] if key else None)
              for i, leaf in enumerate(cert.leaves if not verdict.problems else [])]
@@ -178,12 +180,14 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
     s_lo, s_hi = leaf["box"][:2] if cone else (0.0, 1.0)
     r = leaf["box"][2 * cone:]
     box = [(r[2 * k], r[2 * k + 1]) for k in range(d - 1)]
-    if leaf["status"] != "certified" or not 0 < lo <= hi or s_hi - s_lo != 1 or s_lo % 1:
-        out.problem = (f"leaf {index} ({_where(box)}) is recorded {leaf['status']!r} with the "
-                       f"stored enclosure [{lo:.12g}, {hi:.12g}]: not certified, not an "
-                       f"enclosure above 0, or not one target position")
-        return out
     at_zero = kind == "prop3-sharp" and all(b == 1.0 for a, b in box)  # alpha = 0 is a corner
+    if leaf["status"] != "certified" or not 0 < lo <= hi or not math.isfinite(lo) \
+            or (hi == math.inf) != at_zero or s_hi - s_lo != 1 or s_lo % 1 or not 0 <= s_lo < d:
+        out.problem = (f"leaf {index} ({_where(box)}) is recorded {leaf['status']!r} with the "
+                       f"stored enclosure [{lo:.12g}, {hi:.12g}]: not certified, not a finite "
+                       f"enclosure above 0 (hi = inf only at alpha = 0), or not one target "
+                       f"position")
+        return out
     first = FINE[0] if at_zero else cube_box.FIRST
     todo = [(box, 0)]
     while todo:
@@ -194,7 +198,8 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
         corner = at_zero and all(b == 1.0 for a, b in sides)
         if corner and max(b - a for a, b in sides) <= CORNER:  # max_s F_s >= F_s >= F_s(1..1)
             if not (cube_box.descends(d, sides, M, m, FINE[1])
-                    and all(f.overlaps(bound) for f in floors_at(d, [arb(1)] * (d - 1)))):
+                    and all(f.is_finite() and f.rad() < 1e-12 and f.overlaps(bound)
+                            for f in floors_at(d, [arb(1)] * (d - 1)))):
                 out.problem = (f"leaf {index} ({_where(box)}), {claim}: no target's floor is "
                                f"shown to decrease in every r_k on {_where(sides)} to F(0)")
                 return out
@@ -250,7 +255,8 @@ def dual(M: list[list[arb]], ms: list[arb], s: int) -> tuple[list[arb], list[flo
                      for i in range(d) for j in range(d))
         if min(x) >= 0 and value > best:
             best, lam = value, x
-    v = [arb(lam[i]) / 2 - (arb(sum(lam)) / 2 if i == s else 0) for i in range(d)]
+    v = [arb(x) / 2 for x in lam]  # lam[s] = 0; v_s = -sum(lam)/2 in ball arithmetic, exactly held
+    v[s] = -sum((arb(x) for x in lam), arb(0)) / 2
     beta = [2 * sum(N[i][j] * (float(ms[j].mid()) + float(v[j].mid())) for j in range(d))
             for i in range(d)]
     return v, [max(b, beta[s]) if i != s else b for i, b in enumerate(beta)]
@@ -371,8 +377,10 @@ def _agreement(cert: recheck.Certificate, kind: str, d: int, claim: str,
     for index, leaf in enumerate(cert.leaves):
         lo, hi = leaf["margins"][claim]
         s, box = (int(leaf["box"][0]), leaf["box"][2:]) if kind == "prop2-cone" else (None, leaf["box"])
-        if not math.isfinite(hi):
-            continue
+        if kind == "prop3-sharp" and all(b == 1.0 for b in box[1::2]):
+            continue  # the leaf at alpha = 0: its stored lo is a derivative's sign
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            return [f"leaf {index}, {claim}: the stored margin [{lo}, {hi}] is not finite"]
         sides = [(box[2 * k], box[2 * k + 1]) for k in range(d - 1)]
         points = [("centre", tuple((a + b) / 2 for a, b in sides))] + \
             [("corner", c) for c in product(*sides) if corners]

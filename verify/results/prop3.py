@@ -343,7 +343,8 @@ PROOF = (
     Obligation("prop3.by-sharp", "min over alpha of max_s inf_beta L_s = F(0) >= c2", Region.of(d=points(3, 4)),
                Discharge.FOLLOWS, uses=("prop3.sharp", "prop3.at-zero"), where="proofs/prop3.md step 6"),
     Obligation("prop3.sharp", "min over alpha of max_s inf_beta L_s(alpha, beta) = F(0), attained only at "
-               "alpha = 0", Region.of(d=points(3, 4)), Discharge.CERTIFIED, ("prop3.sharp",), uses=CUBE_LEMMAS,
+               "alpha = 0", Region.of(d=points(3, 4)), Discharge.CERTIFIED, ("prop3.sharp",),
+               uses=CUBE_LEMMAS + ("prop3.at-zero.proof",),  # F_s at alpha = 0 is F(0)
                where="proofs/prop3.md step 6"),
     Obligation("prop3.at-zero", "F(0) = 1/2 - (d-2)/(2(d-1) ln(d-1)) >= c2", STATED, Discharge.EITHER,
                uses=("prop3.at-zero.proof", "prop3.at-zero.points")),
