@@ -379,7 +379,7 @@ RESULT = Result(
         Check("prop2.all_parameters", "Proposition 2 (every output and attention, certified)",
               "for every beta~ and alpha, L_s(alpha, beta~) >= c1 with s = argmin beta~: the cube "
               "of successive ratios (and s's position) tiled by boxes, the minimum over beta~ by "
-              "weak duality in Arb (d = 3)", Evidence.CERTIFIED, _cone_cases,
+              "weak duality in Arb (d = 3; d = 4 in the full profile)", Evidence.CERTIFIED, _cone_cases,
               _judge_all_parameters, reconstructed=True, reach=Reach.RANGE,
               scope="every beta~ and alpha"),
         # was prop2.certified_floor (renamed: the value at one alpha bounds inf_alpha from above)
