@@ -64,7 +64,7 @@ WIDE = {
 CONE_D = {Profile.QUICK: [3], Profile.DEFAULT: [3], Profile.FULL: [3, 4]}
 CONE_BOXES = {Profile.QUICK: 600, Profile.DEFAULT: 8000, Profile.FULL: 20000}
 # the d at which the independent checker, in its own process, judges the cone's leaves too
-# (prop2-cone-d3: about 300 CPU-s; -d4: about CONED4); on the default profile it decides and the engine re-judges a
+# (prop2-cone-d3: about 300 CPU-s; -d4: about 750); on the default profile it decides and the engine re-judges a
 # seeded sample of the committed leaves (certify/trusted.py)
 CHECKED_D = {Profile.QUICK: (), Profile.DEFAULT: (3,), Profile.FULL: (3, 4)}
 
