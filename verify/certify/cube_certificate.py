@@ -312,19 +312,26 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
         margin = min(leaf.margin[1] for leaf in run.leaves if leaf.status == "failing")
     elif status is None:
         text = "UNDECIDED: " + text
-    elif not asked or status is not True:
+    elif not asked:
         values["checker"] = "not asked"
         text = (f"{PROVED[problem.kind]} at d = {problem.d} (certified, ENGINE ONLY at this "
                 f"profile: the independent checker judges {problem.group} in the default and "
                 f"full profiles and in `verify recheck --independent "
                 f"certificates/{problem.group}.json`): " + text)
+    elif checked is None and status is not True:
+        values["checker"] = "not asked"
+        text = (f"NOT proved at d = {problem.d} (a check of the engine's below FAILS, so the "
+                f"independent checker was not asked): " + text)
     else:
         accepted, said = checked if checked is not None else checker_verdict(run, constants)
         values["checker"] = "accepted" if accepted else "rejected"
         if not accepted:
             status, margin = False, None
-        text = (f"{PROVED[problem.kind]} at d = {problem.d} (certified; checked independently: "
-                f"{said}): " if accepted else f"NOT accepted: {said}: ") + text
+        text = (f"NOT accepted: {said}: " if not accepted else
+                f"{PROVED[problem.kind]} at d = {problem.d} (certified; checked independently: "
+                f"{said}): " if status is True else
+                f"NOT proved at d = {problem.d} (the independent checker accepts the leaves, "
+                f"{said}, but a check of the engine's below FAILS): ") + text
     return Outcome(case.label, status, margin, Evidence.CERTIFIED, text,
                    margin_kind="difference", values=values)
 
