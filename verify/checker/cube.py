@@ -169,10 +169,10 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
     = F(0)) is halved until its piece at the corner is CORNER wide, and there some target's F_s
     must decrease in every r_k (``cube_box.descends``, cells of FINE) from the floor at the
     corner, whose value is F(0) (prop3.uniform_symbolic; here its ball must hold F(0)); its
-    other pieces as above, with cells of FINE[0].  prop2-cone (target s at position s of the sorted logits, the
-    s-side [s, s + 1]): the dual bound of min over the cone {beta_s <= beta_j} of L_s with the
-    multipliers :func:`dual` chooses at the piece's centre, and a point of the cone with L_s
-    below c1 there disproves the claim."""
+    other pieces as above, with cells of FINE[0].  prop2-cone (target s at position s of the
+    sorted logits, the s-side [s, s + 1]): the dual bound of min over the cone {beta_s <=
+    beta_j} of L_s with the multipliers :func:`dual` chooses at the piece's centre, and a point
+    of the cone with L_s below c1 there disproves the claim."""
     out = recheck.LeafVerdict(index)
     claim = KINDS[kind][0]
     lo, hi = leaf["margins"][claim]
