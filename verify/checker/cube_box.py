@@ -154,6 +154,13 @@ def quadratic(A: list[list[arb]], v: list[arb], beta: list[arb]) -> arb:
         - 2 * sum((beta[i] * v[i] for i in range(n)), arb(0))
 
 
+def centred(sides: list[tuple[float, float]]) -> tuple[list[arb], list[arb]]:
+    """(the box as balls, r - c over it) for sides (a, b) and centre c = (a + b)/2."""
+    centre = [(a + b) / 2 for a, b in sides]
+    return ([arb(a).union(arb(b)) for a, b in sides],
+            [(arb(a) - c).union(arb(b) - c) for (a, b), c in zip(sides, centre)])
+
+
 def floors_over(d: int, sides: list[tuple[float, float]], M: list[list[arb]],
                 m: list[list[arb]], shift: dict[int, list[arb]] | None = None,
                 first: float = FIRST) -> list[arb]:
@@ -166,9 +173,7 @@ def floors_over(d: int, sides: list[tuple[float, float]], M: list[list[arb]],
     ``shift``: {s: v} judges only those targets, with m_s + v (v constant in r: the cones'
     dual bound, section 15)."""
     n = d - 1
-    centre = [(a + b) / 2 for a, b in sides]
-    box = [arb(a).union(arb(b)) for a, b in sides]
-    step = [(arb(a) - c).union(arb(b) - c) for (a, b), c in zip(sides, centre)]
+    box, step = centred(sides)
     dM, dm = derivatives(d, box, first)
     out = []
     for s in shift or range(d):
@@ -193,9 +198,8 @@ def descends(d: int, sides: list[tuple[float, float]], M: list[list[arb]], m: li
     with cells of ``first``.  Then F_s(r) >= F_s(b) with b the box's upper corner, raising one
     side at a time."""
     n = d - 1
-    centre = [(a + b) / 2 for a, b in sides]
-    step = [(arb(a) - c).union(arb(b) - c) for (a, b), c in zip(sides, centre)]
-    dM, dm = derivatives(d, [arb(a).union(arb(b)) for a, b in sides], first)
+    box, step = centred(sides)
+    dM, dm = derivatives(d, box, first)
     over = arb_mat([[M[i][j] + sum((dM[k][i][j] * step[k] for k in range(n)), arb(0))
                      for j in range(d)] for i in range(d)])
     for s in range(d):
