@@ -90,6 +90,13 @@ BAD = [
     (["check", "thm2.final", "--set", "thm2.C=1e400"], "would judge thm2.C = inf"),
     (["check", "cor1.samples", "--set", "cor1.repetitions=10000000"],
      "outside its domain integer in [0, 100000] (--set): 0 asks for the power rule"),
+    # the cube's branch and bound: a budget runs in one process; a remote scheduler's workers
+    # cannot write the journal
+    (["certify-cube", "prop3-cube-d3", "--output", "c.json", "--boxes", "5", "--workers", "2"],
+     "--boxes (a budget in judged boxes) runs in one process"),
+    (["certify-cube", "prop3-cube-d3", "--output", "c.json", "--journal", "j.jsonl",
+      "--scheduler", "tcp://127.0.0.1:1"], "a remote scheduler's workers do not see the file"),
+    (["certify-cube", "prop3-cube-d3", "--output", "c.json", "--workers", "0"], "expected an integer >= 1"),
     # item 5: an unknown id, refused before the results are imported (see the test below)
     (["check", "nonsense"], "unknown result or check: nonsense (see `verify list`)"),
 ]

@@ -319,3 +319,40 @@ def test_a_committed_cube_certificate_that_fails_is_named_invalid(tmp_path, forg
         "prop3-cube-d3", Case("d=3", {"d": 3, "boxes": 400, "from_root": True}), constants, 400,
         tmp_path)
     assert asked.passed is True and "from the root" in asked.detail
+
+
+def test_parts_tile_the_root_and_need_no_arithmetic():
+    from verify.certify import cube_parts
+
+    for group, count in (("prop3-cube-d3", 16), ("prop3-sharp-d5", 256), ("prop2-cone-d3", 16)):
+        problem = cube.PROBLEMS[group]
+        top = cube_parts.parts(problem, C2 | C1)
+        assert len(top) == count
+        offset = 1 if problem.kind == "cone" else 0
+        assert all(hi - lo <= cube.PRESPLIT for box, _ in top for lo, hi in box[offset:])
+        assert cube_certificate.coverage_problems(problem.root, [box for box, _ in top]) == []
+
+
+def test_parts_on_two_processes_give_the_committed_leaves_and_resume_from_the_journal(
+        tmp_path, monkeypatch):
+    """The root's parts on a process pool find exactly the leaves of the committed certificate
+    (written by one branch and bound from the root), with the same count of judged boxes; a
+    second run over the same journal judges nothing again."""
+    from verify.certify import cube_parts
+    from verify.run.executors import Process
+
+    problem, journal = cube.PROBLEMS["prop3-cube-d3"], tmp_path / "j.jsonl"
+    with Process(2) as pool:
+        run = cube_parts.certify(problem, C2, pool, journal)
+    committed = json.loads((cube_certificate.CERTIFICATES / "prop3-cube-d3.json").read_text())
+    written = cube_certificate.certificate(run, C2)
+    assert run.status is True and written["judged"] == committed["judged"]
+    key = lambda leaf: (leaf["box"], leaf["depth"], leaf["status"], leaf["target"])  # noqa: E731
+    assert sorted(map(key, written["leaves"])) == sorted(map(key, committed["leaves"]))
+
+    def no_judging(*args):
+        raise AssertionError("a box judged again")
+
+    monkeypatch.setattr(cube, "judge", no_judging)
+    again = cube_parts.certify(problem, C2, None, journal)
+    assert [leaf.box for leaf in again.leaves] == [leaf.box for leaf in run.leaves]

@@ -335,16 +335,32 @@ def cmd_certify_cube(args: argparse.Namespace) -> int:
     cli_args.check_outputs(args, ("output",))
     if args.output is None:
         raise cli_args.UsageError("certify-cube needs --output FILE (the certificate)")
-    from ..certify import cube, cube_certificate
-    from ..run import progress
+    from ..certify import cube, cube_certificate, cube_parts
+    from ..run import executors, progress
 
     if args.group not in cube.PROBLEMS:
         raise ValueError(f"unknown cube group {args.group!r} (one of {', '.join(sorted(cube.PROBLEMS))})")
+    if args.boxes and (args.workers > 1 or args.cluster or args.scheduler):
+        raise cli_args.UsageError("--boxes (a budget in judged boxes) runs in one process: "
+                                  "drop --workers, --cluster and --scheduler")
+    if args.journal and args.scheduler:
+        raise cli_args.UsageError("--journal is written by the workers themselves: a remote "
+                                  "scheduler's workers do not see the file (use --workers or "
+                                  "--cluster local)")
     consts = constants_mod.values(load_constants(args))
-    with progress.show(f"certify-cube {args.group}") as board, \
-            progress.task(args.group, board.folder):
-        run = cube.branch_and_bound(cube.PROBLEMS[args.group], consts, max_boxes=args.boxes,
-                                    journal=Path(args.journal) if args.journal else None)
+    journal = Path(args.journal) if args.journal else None
+    try:
+        pool = executors.choose(args.workers, args.scheduler, args.cluster)
+    except executors.ExecutorError as exc:
+        raise ValueError(str(exc)) from None
+    with pool, progress.show(f"certify-cube {args.group}", "parts") as board:
+        if args.boxes:  # a budget: one branch and bound from the root, boxes in a fixed order
+            with progress.task(args.group, board.folder):
+                run = cube.branch_and_bound(cube.PROBLEMS[args.group], consts,
+                                            max_boxes=args.boxes, journal=journal)
+        else:
+            run = cube_parts.certify(cube.PROBLEMS[args.group], consts, pool, journal,
+                                     board.folder, board.update)
     cube_certificate.write(run, consts, Path(args.output))
     verdict = {True: "CERTIFIED", False: "FAILS (a counterexample point)", None: "undecided"}[run.status]
     console().print(f"{args.group}: {verdict}: {len(run.leaves)} leaves, {run.judged} boxes judged, "
@@ -394,7 +410,14 @@ def add_parsers(sub, command: Callable) -> None:
                  "verify certify-cube prop3-cube-d3 --output certificates/prop3-cube-d3.json")
     cc.add_argument("group", help="prop3-cube-dD, prop3-sharp-dD or prop2-cone-dD (D = 3, 4, 5)")
     cc.add_argument("--journal", metavar="FILE", help="judged boxes (JSON lines): a stopped run resumes")
-    cc.add_argument("--boxes", type=cli_args.positive, help="stop after judging this many boxes (the rest unreached)")
+    cc.add_argument("--boxes", type=cli_args.positive, help="stop after judging this many boxes "
+                    "(the rest unreached; one process)")
+    cc.add_argument("--workers", type=cli_args.workers, default=1,
+                    help="run the root's parts in this many processes (or Dask workers with "
+                    "--cluster); the certificate's leaves are the same for any number")
+    cc.add_argument("--cluster", metavar="local", help="run on a Dask LocalCluster of --workers")
+    cc.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS "
+                    "(without --journal)")
     cli_args.add_output(cc, "the certificate (JSON)", old=("--out",), metavar="FILE")
     cli_args.add_constants(cc)
     cc.set_defaults(handler=cmd_certify_cube)
