@@ -15,7 +15,7 @@ import pytest
 
 from flint import arb, ctx  # noqa: E402
 
-from verify.certify import large_d, outcomes, plan_range  # noqa: E402
+from verify.certify import large_d, large_d_outcome, outcomes, plan_range  # noqa: E402
 from verify.checker import large_d as own, model, recheck as checker  # noqa: E402
 from verify.checks import Case  # noqa: E402
 from verify.cli import main  # noqa: E402
@@ -45,7 +45,7 @@ def with_constants(**changes) -> dict:
 
 
 def judge(group: str, k) -> object:
-    return large_d.judge(group, Case("every d >= 1e9", {}), k)
+    return large_d_outcome.judge(group, Case("every d >= 1e9", {}), k)
 
 
 def write(tmp_path: Path, data) -> str:
@@ -276,3 +276,17 @@ def test_certify_writes_the_committed_bytes_but_the_code(tmp_path):
         {k: v for k, v in kept.items() if k != "code"}
     assert main(["certify", "thm2-large-d", "--d", "1e9", "1e10", "--eps", "0", "1",
                  "--output", str(out)]) == 2
+
+
+def test_the_certificates_fingerprint_leaves_the_checker_out():
+    """The code a certificate's fingerprint covers (its finder and what that imports) holds
+    none of the checker that judges it: a change to the checker leaves the certificates current
+    (the registry's outcome, which asks the checker, lives in certify/large_d_outcome.py)."""
+    from verify.certify import cube_certificate, certificate
+    from verify.run.journal import PACKAGE, imported_modules
+
+    for finder in (large_d.FINDER, cube_certificate.FINDER, certificate.FINDER):
+        covered = [p.relative_to(PACKAGE).parts[0] for p in imported_modules(finder)]
+        assert "checker" not in covered, finder
+    data = json.loads(large_d_outcome.committed("thm2-large-d").read_text())
+    assert not large_d.recheck(data).notes  # written by this code

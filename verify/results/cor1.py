@@ -67,7 +67,7 @@ def _large_d_cases(profile: Profile, constants: Mapping, options: Mapping) -> li
 def _judge_large_d(case: Case, constants) -> Outcome:
     """Every real d >= 10^9 and eps in (0, 1), every step size: the perturbation lemma of
     proofs/large-d.md (as thm2.large_d), rechecked by the engine and the independent checker."""
-    from ..certify.large_d import judge
+    from ..certify.large_d_outcome import judge
 
     return judge("cor1-large-d", case, constants)
 

@@ -421,7 +421,7 @@ def _judge_large_d(case: Case, constants: Constants) -> Outcome:
     a perturbation lemma around the eta2 -> inf closed forms (proofs/large-d.md), its steps for
     every d by SymPy, its constants in Arb balls, its certificate rechecked by the engine and by
     the independent checker."""
-    from ..certify.large_d import judge
+    from ..certify.large_d_outcome import judge
 
     return judge("thm2-large-d", case, constants)
 
