@@ -22,6 +22,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..run.journal import finder_fingerprint, imported_modules
+from . import tiling
 from .certificate import Recheck
 from .cube import BITS, MAX_DEPTH, PROBLEMS, Problem, Run, branch_and_bound, judge
 
@@ -68,24 +69,10 @@ def write(run: Run, constants, path: Path) -> None:
 
 
 def coverage_problems(root, boxes) -> list[str]:
-    """Do the boxes tile the root (exact rationals, any number of axes)?"""
-    fr = [[(Fraction(lo), Fraction(hi)) for lo, hi in b] for b in boxes]
-    r = [(Fraction(lo), Fraction(hi)) for lo, hi in root]
-    out = []
-    for i, b in enumerate(fr):
-        if len(b) != len(r) or not all(rl <= lo < hi <= rh for (lo, hi), (rl, rh) in zip(b, r)):
-            out.append(f"leaf {i} is empty or outside the root box")
-    volume = lambda b: math.prod((hi - lo for lo, hi in b), start=Fraction(1))  # noqa: E731
-    if sum((volume(b) for b in fr), Fraction(0)) != volume(r):
-        out.append("the leaves' volumes do not add up to the root's: a gap or an overlap")
-    order = sorted(range(len(fr)), key=lambda i: fr[i][0][0])
-    for pos, i in enumerate(order):  # interiors pairwise disjoint
-        for j in order[pos + 1:]:
-            if fr[j][0][0] >= fr[i][0][1]:
-                break
-            if all(a[0] < b[1] and b[0] < a[1] for a, b in zip(fr[i], fr[j])):
-                out.append(f"leaves {i} and {j} overlap")
-    return out
+    """Do the boxes ((lo, hi) per axis) tile the root?  The one tiling check of every
+    certificate kind (:func:`verify.certify.tiling.coverage_problems`, exact rationals)."""
+    flat = lambda box: tuple(x for side in box for x in side)  # noqa: E731
+    return tiling.coverage_problems(flat(root), [flat(box) for box in boxes])
 
 
 def _matches(data: dict, problem: Problem) -> bool:
