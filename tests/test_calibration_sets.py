@@ -4,6 +4,7 @@ containing a calibration case are in-sample; a check without a held-out case is 
 only", never a pass."""
 from fractions import Fraction
 
+from verify import results
 from verify.checks import Case, Evidence, Outcome, Profile
 from verify.constants import load, values
 from verify.results import by_id
@@ -85,17 +86,17 @@ def test_a_certified_box_containing_calibration_cases_is_in_sample():
 
 def test_the_box_outcome_names_the_calibration_cases_it_contains(monkeypatch):
     from verify.certify import outcomes
-    from verify.results import cor1, thm2
 
+    thm2_box = results.check("thm2.certified_box").judge
     plain = Outcome("box", True, 1e-3, Evidence.CERTIFIED, "12 leaves", margin_kind="difference")
     monkeypatch.setattr(outcomes, "judge_certified", lambda group, case, c: plain)
     box = Case("b", {"d_lo": 3, "d_hi": 1e9, "eps_lo": 1e-6, "eps_hi": 0.99, "boxes": 10})
-    text = thm2._judge_certified(box, constants()).detail
+    text = thm2_box(box, constants()).detail
     assert "contains thm2.C's calibration cases (the boundary schedule at d = 3..8" in text
-    text = cor1._judge_certified(box, constants()).detail
+    text = results.check("cor1.certified_box").judge(box, constants()).detail
     assert "contains 14 of cor1.C's calibration cases" in text
     far = Case("b", {"d_lo": 10, "d_hi": 10.05, "eps_lo": 0.1, "eps_hi": 0.1005, "boxes": 10})
-    assert "holds none of thm2.C's calibration cases" in thm2._judge_certified(far, constants()).detail
+    assert "holds none of thm2.C's calibration cases" in thm2_box(far, constants()).detail
 
 
 def test_prop4_head_factor_counts_the_certified_floor_at_d4_apart():

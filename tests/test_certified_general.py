@@ -209,17 +209,19 @@ def test_a_wrong_moment_makes_the_certified_floor_fail(monkeypatch):
     E[gamma 1{y=+1}] tripled in the kernel (an injected fault) the whole ball drops below c2."""
     from verify.checks import Case, Evidence, Outcome
     from verify.constants import load, values
+    from verify import results
     from verify.results import prop3
 
     found = Outcome("d=3", True, 1.0, Evidence.SEARCH, "", values={"alpha": [0.0] * 3, "s": 0})
     monkeypatch.setattr(prop3, "dedicated_outcome", lambda *a: found)
     case, constants = Case("d=3", {"d": 3}), values(load())
-    good = prop3._judge_certified(case, constants)
+    judge = results.check("prop3.certified_floor").judge
+    good = judge(case, constants)
     assert good.passed is True and good.evidence is Evidence.CERTIFIED
     assert abs(good.values["lower"] - 0.139326) < 1e-6
     right = cg.mean_terms
     monkeypatch.setattr(cg, "mean_terms", lambda nt: (right(nt)[0], 3 * right(nt)[1]))
-    assert prop3._judge_certified(case, constants).passed is False
+    assert judge(case, constants).passed is False
 
 
 def test_an_integrand_without_bound_gives_an_undeciding_ball():
@@ -277,10 +279,11 @@ def test_each_certified_point_value_says_what_it_bounds(monkeypatch):
     found = Outcome("d=3", True, 1.0, Evidence.SEARCH, "",
                     values={**at, "floor": float(value.value), "floor_error": float(value.error)})
     monkeypatch.setattr(prop2, "dedicated_outcome", lambda *a: found)
-    out = prop2._judge_certified(Case("d=3", {"d": 3}), constants)
+    out = checks["prop2.certified_value"].judge(Case("d=3", {"d": 3}), constants)
     assert out.passed is True and "an upper bound of inf_alpha there: no floor" in out.detail
     assert "certified floor" not in out.detail and "value lies in it" in out.detail
-    case = thm1._floor_cases(Profile.QUICK, constants, {})[0]
+    case = checks["thm1.floor"].cases(Profile.QUICK, constants, {})[0]
     small = {"random": 0, "starts": 0, "evals": 0, "n_eta": 2, "adversarial": False}
-    text = thm1._judge_certified(Case(case.label, {**case.params, **small}), constants).detail
+    value = checks["thm1.certified_value"].judge
+    text = value(Case(case.label, {**case.params, **small}), constants).detail
     assert "from the 20-digit step, rounded to float64" in text and "none capped" in text

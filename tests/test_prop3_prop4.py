@@ -8,6 +8,7 @@ import mpmath
 import numpy as np
 import pytest
 
+from verify import results
 from verify.checks import Case, Profile
 from verify.engine import general
 from verify.results import lemma_low_attention as lemma
@@ -61,11 +62,12 @@ def test_all_target_moments_match_the_engine():
 
 
 def test_prop3_mutation_fails():
-    case = Case("d=3", {"d": 3})
-    assert prop3._judge_uniform(case, constants()).passed is True
-    assert prop3._judge_uniform(case, constants(prop3__c2="0.6")).passed is False
+    case, uniform = Case("d=3", {"d": 3}), results.check("prop3.uniform").judge
+    assert uniform(case, constants()).passed is True
+    assert uniform(case, constants(prop3__c2="0.6")).passed is False
     search_case = Case("d=3, seed=0", {"d": 3, "seed": 0, "budget": 40})
-    assert prop3._judge_floor(search_case, constants(prop3__c2="0.6")).passed is False
+    floor = results.check("prop3.floor").judge
+    assert floor(search_case, constants(prop3__c2="0.6")).passed is False
 
 
 def test_prop3_search_is_reproducible_and_finds_the_uniform_minimum():
@@ -91,11 +93,13 @@ def test_lemma_uniform_value_closed_form():
 
 def test_lemma_mutation_fails_at_uniform_attention():
     case = Case("d=3, H=1", {"d": 3, "H": 1, "seed": 0, "budget": 30})
-    assert lemma._judge_bound(case, constants()).passed is True
-    assert lemma._judge_bound(case, constants(lemma__low_attention_factor="1/2")).passed is False
+    bound = results.check("lemma-low-attention.bound").judge
+    per_word = results.check("lemma-low-attention.per_word").judge
+    assert bound(case, constants()).passed is True
+    assert bound(case, constants(lemma__low_attention_factor="1/2")).passed is False
     (sym,) = lemma.RESULT.checks[0].cases(Profile.QUICK, constants(), {})
-    assert lemma._judge_per_word(sym, constants()).passed is True
-    assert lemma._judge_per_word(sym, constants(lemma__low_attention_factor="1/2")).passed is False
+    assert per_word(sym, constants()).passed is True
+    assert per_word(sym, constants(lemma__low_attention_factor="1/2")).passed is False
 
 
 def test_lemma_search_is_reproducible():
@@ -177,11 +181,12 @@ def test_two_head_case_uses_the_mpmath_route_and_a_disagreement_is_undecided(mon
         return mpmath.mpf(float(prop4.floors(d, H, x, R, prop4.CONFIRM_STEPS)[s])), mpmath.mpf(1e-14)
 
     monkeypatch.setattr(prop4, "confirm_mp", agree)
-    out = prop4._judge_floor(case, constants())
+    floor = results.check("prop4.floor").judge
+    out = floor(case, constants())
     assert out.passed is True and seen == [(4, 2, prop4.HEADS_DPS)]
     assert f"mpmath {prop4.HEADS_DPS} digits" in out.detail
     monkeypatch.setattr(prop4, "confirm_mp", lambda *a: (agree(*a)[0] + 1e-3, mpmath.mpf(1e-14)))
-    assert prop4._judge_floor(case, constants()).passed is None
+    assert floor(case, constants()).passed is None
 
 
 @pytest.mark.parametrize("d, H", [(9, 3), (16, 4), (25, 5)])
@@ -223,8 +228,9 @@ def test_prop4_heads_system_is_consistent():
 
 def test_prop4_mutation_fails_and_search_is_reproducible():
     case = Case("d=9, H=1", {"d": 9, "H": 1, "seed": 0, "budget": 12, "levels": (10.0,)})
-    assert prop4._judge_floor(case, constants()).passed is True
-    assert prop4._judge_floor(case, constants(prop4__c4="0.6")).passed is False
+    floor = results.check("prop4.floor").judge
+    assert floor(case, constants()).passed is True
+    assert floor(case, constants(prop4__c4="0.6")).passed is False
     a = prop4.prop4_search(4, 1, 4 ** 0.25, 2, 30)
     b = prop4.prop4_search(4, 1, 4 ** 0.25, 2, 30)
     assert a.value == b.value and np.array_equal(a.x, b.x)
@@ -256,15 +262,16 @@ def test_prop4_head_bound_matters():
     # the floor to ~0.02 < c4 = 1/10, so the claim needs the head bound
     assert 4 in prop4.head_counts(4, constants(prop4__head_factor=2))
     case = Case("d=4, H=4", {"d": 4, "H": 4, "seed": 0, "budget": 14, "levels": (10.0,)})
-    out = prop4._judge_floor(case, constants(prop4__head_factor=2))
+    out = results.check("prop4.floor").judge(case, constants(prop4__head_factor=2))
     assert out.passed is False and "s=" in out.detail
 
 
 def test_uniform_floor_closed_form_is_proved_and_fails_when_c2_is_raised():
-    ok = prop3._judge_uniform_symbolic(Case("all d >= 3", {}), constants())
+    judge = results.check("prop3.uniform_symbolic").judge
+    ok = judge(Case("all d >= 3", {}), constants())
     assert ok.passed is True and "SymPy: True" in ok.detail
     assert abs(ok.values["floor_d3"] - 0.139326239778) < 1e-12
-    assert prop3._judge_uniform_symbolic(Case("all d >= 3", {}), constants(prop3__c2="3/20")).passed is False
+    assert judge(Case("all d >= 3", {}), constants(prop3__c2="3/20")).passed is False
 
 
 def test_head_factor_calibration_figures():
@@ -290,18 +297,20 @@ def test_head_factor_is_held_out_beyond_its_calibration_d():
     H); every case at another d is held out, and the headline counts only those."""
     cals = {cal.constant: cal for cal in prop4.RESULT.calibrations_for("prop4.floor")}
     assert set(cals) == {"prop4.c4", "prop4.head_factor"}
-    cases = prop4._cases(Profile.DEFAULT, constants(), {})
+    floor_cases = results.check("prop4.floor").cases
+    cases = floor_cases(Profile.DEFAULT, constants(), {})
     inside = [c.params for c in cases if any(cal.calibration(c.params) for cal in cals.values())]
     assert {(p["d"], p["H"]) for p in inside} == {(4, 1), (4, 2)}
     assert all(not cals["prop4.head_factor"].calibration(c.params)
-               for c in prop4._cases(Profile.QUICK, constants(), {}))
+               for c in floor_cases(Profile.QUICK, constants(), {}))
 
 
 def test_a_larger_head_factor_fails_on_a_held_out_d():
     """proofs/prop4.md: head_factor = 2 admits H = 6 heads at d = 9 (held out), whose floor 0.0964
     (one group of symbols per head) is below c4: the held-out cases can refute the constant."""
     c = constants(prop4__head_factor=2)
-    case = next(k for k in prop4._cases(Profile.DEFAULT, c, {"d": [9]}) if k.params["H"] == 6)
+    floor = results.check("prop4.floor")
+    case = next(k for k in floor.cases(Profile.DEFAULT, c, {"d": [9]}) if k.params["H"] == 6)
     assert not prop4.head_factor_calibrated(case.params)
-    out = prop4._judge_floor(Case(case.label, {**case.params, "budget": 14, "levels": (10.0,)}), c)
+    out = floor.judge(Case(case.label, {**case.params, "budget": 14, "levels": (10.0,)}), c)
     assert out.passed is False and round(out.values["floor"], 4) == 0.0964

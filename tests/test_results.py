@@ -1,9 +1,12 @@
 """Each check can fail: a mutated constant or a broken hypothesis turns it red."""
 from fractions import Fraction
 
+import sympy as sp
+
+from verify import results
 from verify.checks import Case
 from verify.constants import load, values
-from verify.results import lemma_symmetry, prop1
+from verify.results import prop1
 
 
 def constants(**overrides):
@@ -14,12 +17,14 @@ def constants(**overrides):
 
 def test_prop1_general_fails_with_too_small_gap():
     case = Case("d=5, eps=0.5", {"d": 5, "eps": 0.5, "seed": 0})
-    assert prop1._judge_general(case, constants()).passed is True
-    assert prop1._judge_general(case, constants(prop1__attention_constant="1/1000")).passed is False
+    judge = results.check("prop1.general").judge
+    assert judge(case, constants()).passed is True
+    assert judge(case, constants(prop1__attention_constant="1/1000")).passed is False
 
 
 def test_symmetry_lemma_fails_on_asymmetric_start():
-    for judge in (lemma_symmetry._judge, lemma_symmetry._judge_enumeration):
+    for check_id in ("lemma-symmetry.step", "lemma-symmetry.enumeration"):
+        judge = results.check(check_id).judge
         ok = judge(Case("ok", {"d": 3, "seed": 1, "perturb": 0}), constants())
         broken = judge(Case("broken", {"d": 3, "seed": 1, "perturb": 0.3}), constants())
         assert ok.passed is True and broken.passed is False
@@ -40,31 +45,29 @@ def test_thm2_tightness_rows_are_exhibits_and_say_when_eps_is_not_reached():
 
     case = Case("d=10, eps=0.01", {"d": 10, "eps": 0.01})
     ok = constants()
-    for judge in (thm2._judge_tight_T, thm2._judge_tight_eta2):
+    tight_T = results.check("thm2.tightness_T").judge
+    tight_eta2 = results.check("thm2.tightness_eta2").judge
+    for judge in (tight_T, tight_eta2):
         out = judge(case, ok)
         assert out.evidence is Evidence.EXHIBIT and out.passed is None and not out.counted
     broken = constants(thm2__T_factor="1/1000")
     assert thm2.smallest_T(thm2.plan_for(case, broken), 0.01) is None
-    assert "does not reach" in thm2._judge_tight_T(case, broken).detail
+    assert "does not reach" in tight_T(case, broken).detail
     weak = constants(thm2__C="1/1000000")
     assert thm2.smallest_eta2(10, 0.01, weak) is None
-    assert "does not reach" in thm2._judge_tight_eta2(case, weak).detail
+    assert "does not reach" in tight_eta2(case, weak).detail
 
 
 def test_thm2_hypotheses_check_the_constants_not_the_schedule():
-    from verify.results import thm2
-
-    case = Case("all", {})
-    assert thm2._judge_hypotheses(case, constants()).passed is True
-    assert thm2._judge_hypotheses(case, constants(thm2__eta1_scale="2")).passed is False
-    assert thm2._judge_hypotheses(case, constants(thm2__T_factor="3")).passed is False
+    case, judge = Case("all", {}), results.check("thm2.hypotheses").judge
+    assert judge(case, constants()).passed is True
+    assert judge(case, constants(thm2__eta1_scale="2")).passed is False
+    assert judge(case, constants(thm2__T_factor="3")).passed is False
 
 
 def test_thm2_delta_and_distance_carry_a_two_precision_error_estimate():
-    from verify.results import thm2
-
     case = Case("d=5, eps=0.5", {"d": 5, "eps": 0.5})
-    for judge in (thm2._judge_delta, thm2._judge_initial_distance):
+    for judge in (results.check("thm2.delta").judge, results.check("thm2.initial_distance").judge):
         out = judge(case, constants())
         assert out.passed is True and "(error estimate " in out.detail
 
@@ -75,8 +78,9 @@ def test_contrast_separation_fails_when_eps_is_above_a_floor():
     from verify.checks import Profile
     from verify.results import contrast
 
-    (case,) = contrast._cases(Profile.QUICK, constants(contrast__eps="1/2"), {})
-    out = contrast._judge(case, constants(contrast__eps="1/2"))
+    separation = results.check("contrast.separation")
+    (case,) = separation.cases(Profile.QUICK, constants(contrast__eps="1/2"), {})
+    out = separation.judge(case, constants(contrast__eps="1/2"))
     assert out.passed is False and "NOT SEPARATED" in out.detail
     assert out.values["three_phase"] <= 0.5
     assert min(out.values[k] for k, *_ in contrast.FLOORS) <= 0.5
@@ -85,29 +89,29 @@ def test_contrast_separation_fails_when_eps_is_above_a_floor():
 def test_symmetry_step_compares_the_engines_at_d_2():
     """d = 2 has one background symbol: the general engine's partials are still compared with the
     symmetric engine's scalars, and a perturbed (asymmetric) point is caught there too."""
-    ok = lemma_symmetry._judge(Case("d=2", {"d": 2, "seed": 0, "perturb": 0}), constants())
-    broken = lemma_symmetry._judge(Case("d=2", {"d": 2, "seed": 0, "perturb": 0.3}), constants())
+    judge = results.check("lemma-symmetry.step").judge
+    ok = judge(Case("d=2", {"d": 2, "seed": 0, "perturb": 0}), constants())
+    broken = judge(Case("d=2", {"d": 2, "seed": 0, "perturb": 0.3}), constants())
     assert ok.passed is True and broken.passed is False
 
 
 def test_prop1_signs_are_proved_by_sympy_and_a_small_constant_is_disproved():
-    case = Case("all", {})
-    assert prop1._judge_short_attention(case, constants(prop1__attention_constant="3")).passed is False
-    assert prop1.sign_on_range(-prop1._e) is False  # a negative expression is disproved
-    for judge in (prop1._judge_long_words, prop1._judge_short_loss, prop1._judge_long_contribution):
-        assert "proved" in judge(case, constants()).detail
+    case, eps = Case("all", {}), sp.Symbol("epsilon", positive=True)  # prop1's epsilon
+    short_attention = results.check("prop1.short_attention").judge
+    assert short_attention(case, constants(prop1__attention_constant="3")).passed is False
+    assert prop1.sign_on_range(-eps) is False  # a negative expression is disproved
+    for check_id in ("prop1.long_words", "prop1.short_loss", "prop1.long_contribution"):
+        assert "proved" in results.check(check_id).judge(case, constants()).detail
 
 
 def test_thm2_C_source_figures():
     """The figures proofs/constants.toml gives for thm2.C: C = 3/2 fails thm2.delta at d = 3,
     eps = 1e-6, C = 2 passes there, and at C = 2 the thm2.delta margin at d = 3, eps = 0.5 (the
     worst the source names) is x1.47."""
-    from verify.results import thm2
-
-    tiny = Case("d=3, eps=1e-06", {"d": 3, "eps": 1e-6})
-    assert thm2._judge_delta(tiny, constants(thm2__C="3/2")).passed is False
-    assert thm2._judge_delta(tiny, constants()).passed is True
-    worst = thm2._judge_delta(Case("d=3, eps=0.5", {"d": 3, "eps": 0.5}), constants())
+    tiny, delta = Case("d=3, eps=1e-06", {"d": 3, "eps": 1e-6}), results.check("thm2.delta").judge
+    assert delta(tiny, constants(thm2__C="3/2")).passed is False
+    assert delta(tiny, constants()).passed is True
+    worst = delta(Case("d=3, eps=0.5", {"d": 3, "eps": 0.5}), constants())
     assert worst.passed is True and round(worst.margin, 2) == 1.47
 
 
@@ -168,20 +172,21 @@ def test_the_four_passes_that_could_not_fail_are_no_longer_counted_numeric_passe
     assert kinds["prop1.tightness"] is Evidence.EXHIBIT
     assert kinds["thm2.hypotheses"] is Evidence.CONFIGURATION
     r = thm2.optimum_slack()
-    assert r["minimum"] == 0 and r["q"] == -2 * thm2._h * (thm2._h - 2)
-    out = prop1._judge_tightness(Case("d=10, eps=0.01", {"d": 10, "eps": 0.01}), constants())
+    h = sp.Symbol("h", nonnegative=True)  # thm2's 1 - gamma_s on a positive word
+    assert r["minimum"] == 0 and r["q"] == -2 * h * (h - 2)
+    tightness = results.check("prop1.tightness").judge
+    out = tightness(Case("d=10, eps=0.01", {"d": 10, "eps": 0.01}), constants())
     assert out.passed is None and not out.counted and out.values["ratio"] > 1
 
 
 def test_thm2_contraction_and_beta1_range_name_their_error_kind():
     """Issue 26, item 8: both details used to carry no error."""
-    from verify.results import thm2
-
     case = Case("d=10, eps=0.5", {"d": 10, "eps": 0.5})
-    for judge in (thm2._judge_contraction, thm2._judge_beta1_range):
+    beta1_range = results.check("thm2.beta1_range").judge
+    for judge in (results.check("thm2.contraction").judge, beta1_range):
         out = judge(case, constants())
         assert out.passed is True and "(error estimate " in out.detail, out.detail
-    assert thm2._judge_beta1_range(Case("d=3, eps=0.5", {"d": 3, "eps": 0.5}), constants()).passed is False
+    assert beta1_range(Case("d=3, eps=0.5", {"d": 3, "eps": 0.5}), constants()).passed is False
 
 
 def test_prop4_names_its_errors_as_estimates():
@@ -191,8 +196,9 @@ def test_prop4_names_its_errors_as_estimates():
     from verify.checks import Profile
     from verify.results import prop4
 
-    case = prop4._cases(Profile.QUICK, constants(), {})[0]  # d = 9, H = 1: mpmath-confirmed
-    detail = prop4._judge_floor(case, constants()).detail
+    floor = results.check("prop4.floor")
+    case = floor.cases(Profile.QUICK, constants(), {})[0]  # d = 9, H = 1: mpmath-confirmed
+    detail = floor.judge(case, constants()).detail
     assert "mpmath 20 digits (error estimate " in detail and "(error 1" not in detail
     assert inspect.getdoc(prop4.floor_error).startswith("Per-target error ESTIMATE")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..checks import Result
+from ..checks import Check, Result
 from ..ledger import Obligation
 from . import contrast, cor1, experiments, lemma_low_attention, lemma_symmetry, prop1, prop2, prop3, prop4, thm1, thm2
 from .lemmas import LEMMAS
@@ -45,6 +45,17 @@ def by_id(result_id: str) -> Result:
         if result.id == result_id:
             return result
     raise KeyError(result_id)
+
+
+def check(check_id: str) -> Check:
+    """The registered check with id ``check_id`` (the registry's results and the experiments'
+    claims): its ``judge`` and ``cases`` are what ``verify check`` runs.  An unknown id (a
+    renamed one too: see :data:`RENAMED`) raises ``KeyError`` naming it."""
+    for result in REGISTRY + EXPERIMENTS:
+        for found in result.checks:
+            if found.id == check_id:
+                return found
+    raise KeyError(check_id)
 
 
 def select(ids: Sequence[str] | None = None) -> list[Result]:
