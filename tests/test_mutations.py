@@ -30,6 +30,9 @@ RED = ("FAIL", "undecided", "discrepancy not reproduced")
 NOT_FAIL: dict[str, str] = {}
 EXHIBITS = {"thm2.tightness_eta2", "thm2.tightness_T", "cor1.sample_C", "prop1.tightness",
             "thm1.large_output_tightness"}
+# the results' symbols, as SymPy makes them (a name and its assumptions make the symbol)
+PROP1_EPS = sp.Symbol("epsilon", positive=True)  # prop1's epsilon
+THM1_D = sp.Symbol("d", nonnegative=True)  # thm1_steps' d
 
 
 @dataclass(frozen=True)
@@ -51,17 +54,19 @@ def _at(**want) -> Callable[[Case], bool]:
 
 def _wrong_long_words(mp):
     from verify.results import prop1
-    mp.setattr(prop1, "step_long_words", lambda: -prop1._e)
+    mp.setattr(prop1, "step_long_words", lambda: -PROP1_EPS)
 
 
 def _wrong_long_contribution(mp):
     from verify.results import prop1
-    mp.setattr(prop1, "long_contribution_gap", lambda: sp.log(prop1._e) + 2 / prop1._e - sp.log(16))
+    e = PROP1_EPS
+    mp.setattr(prop1, "long_contribution_gap", lambda: sp.log(e) + 2 / e - sp.log(16))
 
 
 def _wrong_short_loss(mp):
     from verify.results import prop1
-    mp.setattr(prop1, "short_loss_gap", lambda: prop1._e / 8 - 2 * prop1._e**2 / (2 + prop1._e) ** 2)
+    e = PROP1_EPS
+    mp.setattr(prop1, "short_loss_gap", lambda: e / 8 - 2 * e**2 / (2 + e) ** 2)
 
 
 def _wrong_negative_mass(mp):  # P(y = -1) = 1/3 instead of 1/2 (a wrong moment)
@@ -103,7 +108,8 @@ def _wrong_insertion_ratio(mp):
 
 def _wrong_appearance(mp):  # (1/(d-1))^(d/2): the symbol drawn at every one of d/2 draws
     from verify.results import thm1_steps as thm1
-    mp.setattr(thm1, "appearance_probability", lambda: (1 / (thm1._d - 1)) ** (thm1._d / 2))
+    d = THM1_D
+    mp.setattr(thm1, "appearance_probability", lambda: (1 / (d - 1)) ** (d / 2))
 
 
 def _wrong_long_mass(mp):

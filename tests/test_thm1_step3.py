@@ -12,6 +12,11 @@ from verify.constants import load, values
 from verify.results import thm1, thm1_step3 as step3
 
 
+# step 3's symbols, as SymPy makes them (a name and its assumptions make the symbol)
+D, K, J = (sp.Symbol(name, integer=True, positive=True) for name in "dkj")
+BETA = sp.IndexedBase("beta")
+
+
 def constants(**overrides):
     c = values(load())
     c.update({k.replace("__", "."): Fraction(v) for k, v in overrides.items()})
@@ -42,11 +47,11 @@ def test_the_gradient_identities_hold_for_symbolic_d_and_fail_when_broken():
     raising on a non-zero sum counts as not proved, never as a pass)."""
     assert step3.per_word_partial() and step3.shift_sum() and step3.target_sum()
     Z, f, gamma = step3.model()
-    k = step3._k
-    assert not step3._zero(sp.Sum(gamma(k) * (step3._beta[k] - f), (k, 1, step3._d)))
-    assert not step3._zero_at_points(sp.Sum(gamma(k) * (step3._beta[k] - f), (k, 1, step3._d)))
-    assert step3.mean_relative_logit() == step3._d * sp.Symbol("eta", nonnegative=True) * sp.Symbol(
-        "g_s", nonnegative=True) / (step3._d - 1)
+    k = K
+    assert not step3.proved_zero(sp.Sum(gamma(k) * (BETA[k] - f), (k, 1, D)))
+    assert not step3.zero_at_points(sp.Sum(gamma(k) * (BETA[k] - f), (k, 1, D)))
+    assert step3.mean_relative_logit() == D * sp.Symbol("eta", nonnegative=True) * sp.Symbol(
+        "g_s", nonnegative=True) / (D - 1)
 
 
 def test_target_choice_fails_with_a_label_that_breaks_y_gamma_equals_gamma(monkeypatch):
@@ -101,9 +106,9 @@ def test_second_moment_fails_under_a_weaker_hypothesis_or_a_raised_constant(monk
 def test_second_moment_constant_is_exactly_9_over_17():
     slack, best = step3.second_moment_slack()
     assert best == sp.Rational(9, 17)
-    assert sp.expand(slack) == sp.expand(sp.Rational(55, 128) * step3._d**2
-                                         + sp.Rational(5, 4) * step3._d * step3._j
-                                         + sp.Rational(7, 8) * step3._j**2)
+    assert sp.expand(slack) == sp.expand(sp.Rational(55, 128) * D**2
+                                         + sp.Rational(5, 4) * D * J
+                                         + sp.Rational(7, 8) * J**2)
 
 
 def test_second_moment_holds_at_9_over_17_and_not_beyond(monkeypatch):
@@ -131,7 +136,7 @@ def test_pointwise_loss_fails_under_a_weaker_hypothesis(monkeypatch, name, value
 
 def test_pointwise_loss_bound_is_minus_half_minus_2_over_d():
     links, bound = step3.insertion_loss_corner()
-    assert all(links.values()) and sp.simplify(bound - (-sp.Rational(1, 2) - 2 / step3._d)) == 0
+    assert all(links.values()) and sp.simplify(bound - (-sp.Rational(1, 2) - 2 / D)) == 0
 
 
 def test_conclusion_proves_1_over_2080_and_fails_above_it():

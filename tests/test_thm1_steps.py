@@ -6,11 +6,16 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import sympy as sp
 
 from verify.checks import Case, Evidence, Profile, Reach
 from verify.constants import load, values
 from verify.engine import constrained, general
 from verify.results import thm1, thm1_steps
+
+
+# the steps' symbols, as SymPy makes them (a name and its assumptions make the symbol)
+D, M, K = sp.symbols("d m k", nonnegative=True)
 
 
 def constants(**overrides):
@@ -35,7 +40,8 @@ def test_symbolic_steps_pass():
 def test_insertion_count_is_m_plus_one():
     z = (1, 1, 2, 1)
     assert len(thm1_steps.insertion_words(z, 0)) == 5
-    assert thm1_steps.insertion_ratio(3, z, 0) == thm1_steps.insertion_ratio_formula().subs({thm1_steps._d: 3, thm1_steps._m: 4})
+    formula = thm1_steps.insertion_ratio_formula()
+    assert thm1_steps.insertion_ratio(3, z, 0) == formula.subs({D: 3, M: 4})
 
 
 def test_rho_bound_exact_threshold_and_mutation():
@@ -178,15 +184,13 @@ def test_appearance_needs_the_power_to_decrease_in_m(monkeypatch):
     """Step 4's link m >= d/2 => (1 - 1/(d-1))^m <= (1 - 1/(d-1))^(d/2) needs 0 < 1 - 1/(d-1) < 1;
     the helper proves it and refuses a ratio outside (0, 1); if it cannot prove it, the check
     does not pass."""
-    import sympy as sp
-
-    d = thm1_steps._d
+    d = D
     assert thm1_steps.in_unit_interval(1 - 1 / (d - 1))
     assert not thm1_steps.in_unit_interval(1 + 1 / (d - 1)) and not thm1_steps.in_unit_interval(sp.Integer(0))
     check = _check("thm1.appearance")
     (case,) = check.cases(None, constants(), {})
     assert check.judge(case, constants()).passed is True
-    monkeypatch.setattr(thm1_steps, "_nonneg_poly", lambda *a: False)
+    monkeypatch.setattr(thm1_steps, "nonneg_poly", lambda *a: False)
     assert check.judge(case, constants()).passed is False
 
 
@@ -194,17 +198,15 @@ def test_large_output_is_symbolic_exact_at_d9_and_a_raised_constant_fails():
     """Issue 35 item 7: words of s only, probability 1/(d^2-2d+2), the slack
     k(32k+57)/(1040(k^2+16k+65)) with d = 9 + k: 1/2080 holds with equality at d = 9; any
     larger constant fails there, the smallest d."""
-    import sympy as sp
-
     check = _check("thm1.large_output")
     assert check.evidence is Evidence.SYMBOLIC and check.covers is Reach.RANGE
     (case,) = check.cases(None, constants(), {})
     ok = check.judge(case, constants())
     assert ok.passed is True and ok.margin == pytest.approx(1.0) and "1/(d^2-2d+2) [True]" in ok.detail
-    k = thm1_steps._k
+    k = K
     slack = thm1_steps.large_output_slack(sp.Rational(1, 2080))
     assert sp.simplify(slack - k * (32 * k + 57) / (1040 * (k**2 + 16 * k + 65))) == 0
-    assert sp.simplify(thm1_steps.words_of_s_mass() * (thm1_steps._d**2 - 2 * thm1_steps._d + 2)) == 1
+    assert sp.simplify(thm1_steps.words_of_s_mass() * (D**2 - 2 * D + 2)) == 1
     for raised in ("1/2079", "1/100"):
         bad = check.judge(case, constants(thm1__c_large_output=raised))
         assert bad.passed is False and "at d = 9 (smallest" in bad.detail
@@ -223,7 +225,7 @@ def test_certified_value_says_it_is_no_floor_and_names_F0_at_a_zero_step():
     upper bound of the infimum); at beta0 = 0 the step is 0 and the ball is Proposition 3's F(0)."""
     check = _check("thm1.certified_value")
     assert check.covers is Reach.POINTS and "never a floor" in check.claim
-    case = thm1._floor_cases(Profile.QUICK, constants(), {})[0]
+    case = _check("thm1.floor").cases(Profile.QUICK, constants(), {})[0]
     small = {"random": 0, "starts": 0, "evals": 0, "n_eta": 2, "adversarial": False}
     out = check.judge(Case(case.label, {**case.params, **small}), constants())
     assert out.passed is True and "never a floor" in out.detail

@@ -95,7 +95,7 @@ def _in_range_branch(pw: sp.Piecewise):
     return value
 
 
-def _zero(expr) -> bool:
+def proved_zero(expr) -> bool:
     """SymPy shows ``expr`` (sums over a symbolic number of symbols allowed) is identically 0;
     False when it cannot (SymPy's sum simplifier raises on some non-zero sums: not proved)."""
     try:
@@ -104,7 +104,7 @@ def _zero(expr) -> bool:
         return False
 
 
-def _zero_at_points(expr, ds=(3, 4), seed=0) -> bool:
+def zero_at_points(expr, ds=(3, 4), seed=0) -> bool:
     """The second route: ``expr`` at d = 3 and 4 with seeded exact rationals for e^(alpha_k),
     beta_k and counts C_k (C_1 >= 1, so the word is not empty; y_k the label of C_k) is 0."""
     import random
@@ -135,10 +135,10 @@ def per_word_partial() -> bool:
     except ArithmeticError:
         return False
     sums = {e: sp.Dummy() for e in partial.atoms(sp.Sum) | claimed.atoms(sp.Sum)}
-    symbolic = _zero((partial - claimed).xreplace(sums))  # each sum an opaque symbol
+    symbolic = proved_zero((partial - claimed).xreplace(sums))  # each sum an opaque symbol
     explicit = ((f - y) ** 2 / 2).subs(_d, 3).doit()
     at_point = (sp.diff(explicit, _alpha[2]) - claimed.subs({_d: 3, _j: 2}).doit()).subs(y, 1)
-    return symbolic and _zero_at_points(at_point, ds=(3,))
+    return symbolic and zero_at_points(at_point, ds=(3,))
 
 
 def shift_sum() -> bool:
@@ -146,7 +146,7 @@ def shift_sum() -> bool:
     (softmax is shift invariant)."""
     Z, f, gamma = model()
     total = sp.Sum(gamma(_k) * (_beta[_k] - f - 1), (_k, 1, _d))
-    return _zero(total) and _zero_at_points(total)
+    return proved_zero(total) and zero_at_points(total)
 
 
 def label_identity() -> bool:
@@ -172,8 +172,8 @@ def target_sum() -> bool:
     whole = sp.Sum((f - _Y[k]) * gamma(k) * (_beta[k] - f - 1), (k, 1, _d))
     first = sp.Sum((f - 1) * gamma(k) * (_beta[k] - f - 1), (k, 1, _d))
     second = sp.Sum((1 - _Y[k]) * gamma(k) * (_beta[k] - f - 1), (k, 1, _d))
-    return (_zero(whole - first - second) and _zero(first) and label_identity()
-            and _zero_at_points(whole))
+    return (proved_zero(whole - first - second) and proved_zero(first) and label_identity()
+            and zero_at_points(whole))
 
 
 def mean_relative_logit() -> sp.Expr:

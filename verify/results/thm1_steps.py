@@ -17,7 +17,7 @@ _d, _m, _k, _j = sp.symbols("d m k j", nonnegative=True)
 _x = sp.Symbol("x", positive=True)
 
 
-def _nonneg_poly(expr, *symbols) -> bool:
+def nonneg_poly(expr, *symbols) -> bool:
     """True when expr, expanded as a polynomial in non-negative symbols, has only non-negative
     coefficients (hence is >= 0 on the whole orthant)."""
     poly = sp.Poly(sp.expand(expr), *symbols)
@@ -53,7 +53,8 @@ def _judge_insertion(case: Case, constants: Constants) -> Outcome:
     # slack (m+1) q/d - 1/2 with d = 3 + k, m = d + j: numerator polynomial in k, j >= 0
     slack = sp.together(ratio.subs({_m: _d + _j}).subs({_d: 3 + _k}) - sp.Rational(1, 2))
     num, den = sp.fraction(sp.factor(slack))
-    proved = _nonneg_poly(num, _k, _j) and _nonneg_poly(den, _k, _j) and sp.Poly(num, _k, _j).coeffs()[-1] > 0
+    proved = (nonneg_poly(num, _k, _j) and nonneg_poly(den, _k, _j)
+              and sp.Poly(num, _k, _j).coeffs()[-1] > 0)
     # cross-check of the count and the ratio on every negative word of small length (exact), and
     # of the disjointness the sum over z uses: deleting the one s of z' gives back z, so the sets
     # {z} u Z(z) of different negative z never meet (a hand proof; enumerated here)
@@ -96,7 +97,7 @@ def _judge_appearance(case: Case, constants: Constants) -> Outcome:
     # m >= d >= d/2: (1 - 1/(d-1))^m <= (1 - 1/(d-1))^(d/2) since 0 < 1 - 1/(d-1) < 1 (d = 3 + k:
     # (k+1)/(k+2) and 1/(k+2), positive)
     r = sp.factor(sp.together((1 - 1 / (_d - 1)).subs(_d, 3 + _k)))
-    link0 = all(_nonneg_poly(part, _k) and sp.Poly(part, _k).eval(0) > 0
+    link0 = all(nonneg_poly(part, _k) and sp.Poly(part, _k).eval(0) > 0
                 for e in (r, 1 - r) for part in sp.fraction(sp.factor(sp.together(e))))
     value = 1 - sp.exp(sp.Rational(-1, 2))
     # numeric confirmation on a dense range (the exact quantity, not the chain)
@@ -118,7 +119,7 @@ def in_unit_interval(r: sp.Expr, start: int = 3) -> bool:
         num, den = sp.fraction(sp.factor(sp.together(expr.subs(_d, start + _k))))
         for part in (num, den):
             poly = sp.Poly(sp.expand(part), _k)
-            proved &= _nonneg_poly(part, _k) and poly.eval(0) > 0
+            proved &= nonneg_poly(part, _k) and poly.eval(0) > 0
     return bool(proved)
 
 
@@ -231,7 +232,7 @@ def _judge_chain(case: Case, constants: Constants) -> Outcome:
     sub = sp.simplify((_d - 1) * (-(2 / _d) / (1 - 2 / _d)) + 2 * (_d - 1) / (_d - 2)) == 0
     slack2 = sp.together((sp.Rational(16, 7) - 2 * (_d - 1) / (_d - 2)).subs(_d, 9 + _k))
     num2, den2 = sp.fraction(sp.factor(slack2))
-    link2 = _nonneg_poly(num2, _k) and _nonneg_poly(den2, _k)
+    link2 = nonneg_poly(num2, _k) and nonneg_poly(den2, _k)
     link3 = bool(sp.Rational(-16, 7) > -3) and bool(sp.exp(-3) > sp.Rational(1, 27))
     links = bool(link1 and sub and link2 and link3)
     paper = sp.Rational(1, 6912)
@@ -298,10 +299,10 @@ def _judge_large_output(case: Case, constants: Constants) -> Outcome:
     loss = (bs * gamma_s - 1 - 1) ** 2 / 2
     links["loss"] = sp.simplify(loss - (bs - 2) ** 2 / 2) == 0
     x = sp.Symbol("x", nonnegative=True)  # beta_s = d/4 + x: the loss increases in x
-    links["increasing"] = _nonneg_poly(sp.diff(((9 + _k) / 4 + x - 2) ** 2 / 2, x), _k, x)
+    links["increasing"] = nonneg_poly(sp.diff(((9 + _k) / 4 + x - 2) ** 2 / 2, x), _k, x)
     slack = large_output_slack(bound)
     num, den = sp.fraction(slack)
-    links["bound"] = _nonneg_poly(num, _k) and _nonneg_poly(den, _k)
+    links["bound"] = nonneg_poly(num, _k) and nonneg_poly(den, _k)
     # the engine's word law at d = 9 (a second route): exact partial sum and its geometric tail
     from ..engine.distribution import WordDistribution
 
