@@ -10,13 +10,13 @@ hand, not in CI): how issue 16's cut of the full profile was measured (profile_f
 
 Each run is ``verify all --profile P --workers N`` of the tree's own ``verify`` package in a fresh
 interpreter, with one instrument added from outside the tree, so that an old checkout is measured
-exactly like this one: the runner's ``_run_group`` (one task: the checks of a result on one
+exactly like this one: the runner's ``run_group`` (one task: the checks of a result on one
 case, in one worker) is wrapped to read ``time.process_time()`` (every thread of the worker, its
 BLAS threads included) around the task.  A task's CPU time is shared among its checks in
 proportion to their wall time.  ``cpu_seconds`` is the sum over the tasks; ``all_cpu_seconds``
 (``getrusage`` of the finished command and its workers) adds the main process: listing the
-cases, the report, the pool's start-up.  The wrapper changes no outcome; it only needs ``_run_group`` to
-take a task and return ``(check, case, outcome, time)`` tuples, as every version since the
+cases, the report, the pool's start-up.  The wrapper changes no outcome; it only needs ``run_group``
+to take a task and return ``(check, case, outcome, time)`` tuples, as every version since the
 process pool has.  The environment is passed on as it is (``OPENBLAS_NUM_THREADS`` included):
 a checkout that does not set one BLAS thread per process spins a second one, and that is what
 its users pay.  ``cpu.json`` holds the per-check sums, the total, the wall time and the exit code.
@@ -48,7 +48,8 @@ DRIVER = textwrap.dedent("""
         from verify.run import runner
     except ImportError:  # a checkout from before verify/cli/ and verify/run/
         from verify import cli, runner
-    real = runner._run_group
+    name = "run_group" if hasattr(runner, "run_group") else "_run_group"  # before issue 36
+    real = getattr(runner, name)
     def timed(*args):  # (group) before verify/run/, (resolve, group) after
         cpu = time.process_time()
         out = real(*args)
@@ -59,7 +60,7 @@ DRIVER = textwrap.dedent("""
         with open(log, "a") as handle:
             handle.write(line + "\\n")
         return out
-    runner._run_group = timed
+    setattr(runner, name, timed)
     sys.exit(cli.main(sys.argv[3:]))
 """)
 

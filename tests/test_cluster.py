@@ -132,12 +132,12 @@ def test_a_silent_listener_is_given_up_within_the_timeout(capsys, monkeypatch):
 
 
 def _slow_group(resolve, group):
-    """runner._run_group, a second slower: long enough to kill a worker in the middle of it."""
+    """runner.run_group, a second slower: long enough to kill a worker in the middle of it."""
     time.sleep(1.0)
     return _REAL_RUN_GROUP(resolve, group)
 
 
-_REAL_RUN_GROUP = runner._run_group
+_REAL_RUN_GROUP = runner.run_group
 
 
 def test_a_worker_killed_mid_run_is_rescheduled_and_changes_nothing(tmp_path, monkeypatch, cluster,
@@ -145,7 +145,7 @@ def test_a_worker_killed_mid_run_is_rescheduled_and_changes_nothing(tmp_path, mo
     import cloudpickle
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import tests
-    monkeypatch.setattr(runner, "_run_group", _slow_group)
+    monkeypatch.setattr(runner, "run_group", _slow_group)
     consts = load()
     journal = Journal(tmp_path / "j.jsonl", run_key("quick", {k: c.text for k, c in consts.items()}, {}))
     killed: list[str] = []
@@ -175,11 +175,11 @@ DRIVER = textwrap.dedent("""
     import sys, time
     from verify.cli import app as cli
     from verify.run import runner
-    real = runner._run_group
+    real = runner.run_group
     def slow(resolve, group):  # pickled by value (defined in __main__): each task takes a second more
         time.sleep(1.0)
         return real(resolve, group)
-    runner._run_group = slow
+    runner.run_group = slow
     sys.exit(cli.main(sys.argv[1:]))
 """)
 

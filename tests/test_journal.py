@@ -154,7 +154,7 @@ def test_report_only_usage_errors(capsys, argv, needle):
 
 
 def _slow_first_group(resolve, group):
-    """Stands in for runner._run_group: the group of the first case waits, the others do not."""
+    """Stands in for runner.run_group: the group of the first case waits, the others do not."""
     import time
 
     from verify.checks import Evidence, Outcome
@@ -174,7 +174,7 @@ def test_cases_reach_the_journal_as_they_finish_not_in_order(tmp_path, monkeypat
     from verify.checks import Profile
     from verify.constants import load, values
 
-    monkeypatch.setattr(runner, "_run_group", _slow_first_group)  # forked workers inherit it
+    monkeypatch.setattr(runner, "run_group", _slow_first_group)  # forked workers inherit it
     journal = Journal(tmp_path / "j.jsonl", KEY)
     results = select(["prop3"])
     reports = runner.run(results, values(load()), Profile.QUICK, workers=2, journal=journal,

@@ -192,8 +192,9 @@ def cpu_seconds() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
-def _run_group(resolve: Callable[[str], Result],
-               group: tuple[str, list[tuple[str, Case]], Constants]) -> list[tuple[str, str, Outcome, Timing]]:
+def run_group(resolve: Callable[[str], Result],
+              group: tuple[str, list[tuple[str, Case]], Constants]
+              ) -> list[tuple[str, str, Outcome, Timing]]:
     """Judge several checks of one result on one case in one process, so that work they share
     (a training plan, a moment set) is computed once and reused through the engine's caches;
     ``resolve`` finds the result by its id in the worker process; each case is a task of the
@@ -296,7 +297,7 @@ def run(results: Iterable[Result], constants: Constants, profile: Profile,
         progress(0, total)
     executor = executor or executors.choose(workers)
     job = partial(progress_notes.serving, notes,
-                  partial(memo.serving, store, partial(_run_group, resolve)))
+                  partial(memo.serving, store, partial(run_group, resolve)))
     for stage in stages(tasks, {c.id: c for rep in reports.values() for c in (rep.check,)}):
         stream = executor.completed(job, stage)
         try:
