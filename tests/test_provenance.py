@@ -177,4 +177,4 @@ def test_report_md_goes_to_the_current_folder(monkeypatch, tmp_path):
     assert cli_run.REPORT_PATH.resolve() == tmp_path / "REPORT.md"
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "full.md").write_text("# Theorem report\n")
-    assert len(cli_run._see_also(Path("REPORT.md"), Profile.DEFAULT)) == 1
+    assert len(cli_run.companion_links(Path("REPORT.md"), Profile.DEFAULT)) == 1

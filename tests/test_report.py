@@ -74,13 +74,13 @@ def test_default_report_links_the_recorded_full_report(tmp_path, monkeypatch):
     from verify.report import markdown
 
     monkeypatch.setattr(cli, "REPORT_PATH", tmp_path / "REPORT.md")
-    assert cli._see_also(tmp_path / "REPORT.md", Profile.DEFAULT) == []  # no full report yet
+    assert cli.companion_links(tmp_path / "REPORT.md", Profile.DEFAULT) == []  # no full report yet
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "full.md").write_text("# Theorem report\n")
-    lines = cli._see_also(tmp_path / "REPORT.md", Profile.DEFAULT)
+    lines = cli.companion_links(tmp_path / "REPORT.md", Profile.DEFAULT)
     assert len(lines) == 1 and "[reports/full.md](reports/full.md)" in lines[0]
-    assert cli._see_also(tmp_path / "REPORT.md", Profile.FULL) == []
-    assert cli._see_also(tmp_path / "other.md", Profile.DEFAULT) == []
+    assert cli.companion_links(tmp_path / "REPORT.md", Profile.FULL) == []
+    assert cli.companion_links(tmp_path / "other.md", Profile.DEFAULT) == []
     text = markdown([], [], load(), Profile.DEFAULT, see_also=lines)
     assert lines[0] in text.split("## Discrepancies")[0]
 

@@ -81,7 +81,7 @@ def report_path(args: argparse.Namespace, ids: Sequence[str] | None, profile: st
     return REPORT_PATH if ids is None and profile == "default" else None
 
 
-def _see_also(path: Path, profile: str) -> list[str]:
+def companion_links(path: Path, profile: str) -> list[str]:
     """The default report links the recorded full-profile report and the experiments' outputs
     when they sit beside it."""
     here = REPORT_PATH.resolve().parent
@@ -215,7 +215,8 @@ def run_checks(args: argparse.Namespace, ids: Sequence[str] | None, options: dic
     path = report_path(args, ids, profile.value)
     if path is not None:
         command = "verify all" if ids is None else f"verify check {' '.join(ids)}"
-        see_also = _see_also(path, profile.value) + cli_regression.slack_link(path, REPORT_PATH)
+        see_also = (companion_links(path, profile.value)
+                    + cli_regression.slack_link(path, REPORT_PATH))
         drawn = _figures(reports, consts, path, profile.value)
         text = report.markdown(reports, results, consts, profile, command, see_also, prov,
                                folder=path.parent, figures=drawn, graph=proof_graph())
