@@ -265,7 +265,7 @@ def test_a_certificate_of_other_code_or_format_1_still_seeds_and_says_so(seeded_
     (tmp_path / "prop1-old.json").write_text(json.dumps(old))
     monkeypatch.setattr(outcomes, "CERTIFICATES", tmp_path)
     judged = _counting(monkeypatch)
-    out = outcomes.judge_certified("prop1", outcomes._case(10, 60, 0.05, 0.5, 400), CONSTANTS)
+    out = outcomes.judge_certified("prop1", outcomes.box_case(10, 60, 0.05, 0.5, 400), CONSTANTS)
     assert out.passed is True and len(judged) == len(run.leaves)
     assert "fingerprint differs" in out.detail and "prop1-old.json" in out.detail
     assert "fingerprint differs" in certificate.recheck(old).notes[0]
@@ -278,7 +278,7 @@ def test_the_registered_box_starts_from_a_matching_certificate_in_the_folder(see
 
     run, data = seeded_certificate
     (tmp_path / "prop1-test.json").write_text(json.dumps(data))
-    case = outcomes._case(10, 60, 0.05, 0.5, 400)
+    case = outcomes.box_case(10, 60, 0.05, 0.5, 400)
     monkeypatch.setattr(outcomes, "CERTIFICATES", tmp_path / "none")
     judged = _counting(monkeypatch)
     plain = outcomes.judge_certified("prop1", case, CONSTANTS)
@@ -306,7 +306,7 @@ def test_a_committed_certificate_that_fails_is_named_invalid_not_replaced(
         data["leaves"] = [{**data["leaves"][0], "box": data["root"], "depth": 0}]
     (tmp_path / "prop1-test.json").write_text(json.dumps(data))
     monkeypatch.setattr(outcomes, "CERTIFICATES", tmp_path)
-    case = outcomes._case(10, 60, 0.05, 0.5, 400)
+    case = outcomes.box_case(10, 60, 0.05, 0.5, 400)
     found = outcomes.judge_certified("prop1", case, CONSTANTS)
     assert found.passed is False
     assert "certificates/prop1-test.json is INVALID" in found.detail.replace(tmp_path.name, "certificates")

@@ -30,7 +30,7 @@ def committed():
 
 
 def _case(sample: float | None) -> Case:
-    case = outcomes._case(10, 60, 0.05, 0.5, 400)
+    case = outcomes.box_case(10, 60, 0.05, 0.5, 400)
     return Case(case.label, {**case.params, "engine_sample": sample}) if sample else case
 
 

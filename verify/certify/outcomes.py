@@ -49,7 +49,7 @@ def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case
         if options.get("eps"):
             e_lo, e_hi = min(options["eps"]), max(options["eps"])
         boxes = ((d_lo, d_hi, e_lo, e_hi, budget),)
-    cases = [_case(*box[:5], group=box[5] if len(box) > 5 else group) for box in boxes]
+    cases = [box_case(*box[:5], group=box[5] if len(box) > 5 else group) for box in boxes]
     if profile is Profile.DEFAULT and not (options.get("d") or options.get("eps")):
         from .trusted import SAMPLE  # the checker decides, the engine samples
 
@@ -59,8 +59,10 @@ def certified_cases(group: str, profile: Profile, options: Mapping) -> list[Case
     return cases
 
 
-def _case(d_lo: float, d_hi: float, e_lo: float, e_hi: float, budget: int,
-          group: str = "prop1") -> Case:
+def box_case(d_lo: float, d_hi: float, e_lo: float, e_hi: float, budget: int,
+             group: str = "prop1") -> Case:
+    """The case of one certified box of ``group``: d in [d_lo, d_hi], eps in [e_lo, e_hi] (a
+    side of zero width widened by a relative 1e-9), certified within ``budget`` boxes."""
     if d_lo == d_hi:
         d_hi = d_lo * (1 + 1e-9)
     if e_lo == e_hi:
