@@ -154,7 +154,7 @@ def test_append_keeps_the_rows_of_other_d_and_H(tmp_path, capsys):
 
 def test_table_cells():
     rows = [{"H": 1, "n_targets": 20}, {"H": 2, "n_targets": 20}, {"H": 16, "n_targets": 6}]
-    assert hp._targets_cell(rows, 20) == "all (H 1,2); 6 (H 16)"
-    assert hp._targets_cell(rows[:2], 20) == "all" and hp._targets_cell(rows[2:], 20) == "6 of 20"
-    cells = [hp._loss_cell(v) for v in (0.01476, 3.2e-6, -4e-16)]
+    assert hp.targets_cell(rows, 20) == "all (H 1,2); 6 (H 16)"
+    assert hp.targets_cell(rows[:2], 20) == "all" and hp.targets_cell(rows[2:], 20) == "6 of 20"
+    cells = [hp.loss_cell(v) for v in (0.01476, 3.2e-6, -4e-16)]
     assert cells == ["0.0148", "3.2e-06", "≤ 1e-12"]

@@ -179,24 +179,24 @@ def markdown(rows: list[dict], mc: int) -> str:
         tried = f"> {max(r['H'] for r in at)}"
         best, by_acc = (str(h) if h is not None else tried
                         for h in (smallest(rows, d), smallest(rows, d, True)))
-        losses = " ".join(f"{r['H']}:{_loss_cell(r['worst_loss'])}" for r in at)
+        losses = " ".join(f"{r['H']}:{loss_cell(r['worst_loss'])}" for r in at)
         accs = " ".join(f"{r['H']}:{r['worst_accuracy']:.3f} [{r['worst_accuracy.lower']:.3f}]"
                         for r in at)
         spreads = " ".join(f"{r['H']}:{r['spread']:g}" for r in at)
         z = max(mc_z(t) for r in at for t in r["targets"])
-        lines.append(f"| {d} | {d ** 0.5:.1f} | {_targets_cell(at, d)} | {best} | {by_acc} "
+        lines.append(f"| {d} | {d ** 0.5:.1f} | {targets_cell(at, d)} | {best} | {by_acc} "
                      f"| {losses} | {accs} | {spreads} | {z:.1f} |")
     return "\n".join(lines) + "\n"
 
 
-def _loss_cell(value: float) -> str:
+def loss_cell(value: float) -> str:
     """Four decimals; small losses in exponent form; below the engine's rounding as a bound."""
     if value >= 1e-4:
         return f"{value:.4f}"
     return f"{value:.1e}" if value > ROUNDING else f"≤ {ROUNDING:.0e}"
 
 
-def _targets_cell(at: list[dict], d: int) -> str:
+def targets_cell(at: list[dict], d: int) -> str:
     """"all", "4 of 50", or per H when the rows of one d differ ("all (H 1,2); 6 (H 16)")."""
     counted = sorted({r["n_targets"] for r in at}, reverse=True)
     name = {n: "all" if n == d else str(n) for n in counted}
