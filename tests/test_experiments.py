@@ -676,7 +676,7 @@ def test_icl_shifted_softmax_leaves_no_subnormal_weight():
     s = s - np.maximum.reduceat(s, data.starts)[data.segment]
     raw = np.exp(s) / np.add.reduceat(np.exp(s), data.starts)[data.segment]
     assert ((raw > 0) & (raw < bigram.NORMAL)).any()  # the case has subnormal weights
-    o = WO @ task._forward({"WK": WK, "WO": WO}, data)[1]
+    o = WO @ task.readout({"WK": WK, "WO": WO}, data)  # P^T
     assert ((np.exp(o - o.max(axis=0)) > 0) & (np.exp(o - o.max(axis=0)) < bigram.NORMAL)).any()
     gamma, PT = task._forward({"WK": WK, "WO": WO}, data)
     _, GT = task._output({"WK": WK, "WO": WO}, data, PT)
