@@ -34,6 +34,16 @@ def test_a_broken_link_turns_it_red(monkeypatch):
     assert every.judge_every_d(CASE, CONSTANTS).passed is False
 
 
+def test_a_lagrange_term_that_is_not_the_attention_on_s_breaks_a5(monkeypatch):
+    """A5's Lagrange term must be the k = 1, 2 words' share of E[gamma_s]: with the k = 2
+    words weighted u (not 2u/(1+u), their gamma_s) the link fails."""
+    right = every.bracket
+    assert every.link_lagrange() is True
+    monkeypatch.setattr(every, "bracket",
+                        lambda u, r1, r2, lam: right(u, r1, r2, 0) + lam * (r1 * u + r2 * u))
+    assert every.link_lagrange() is False
+
+
 def test_a_band_bound_above_the_minimum_is_refused(monkeypatch):
     """A8 proves each band's rational by root counting: a float proposal raised by 1/100 fails."""
     rho, lam = Fraction(5, 6), Fraction(1, 10)

@@ -125,6 +125,24 @@ def link_three_points() -> bool:
     return residual and det and h == 0 and g2u == 0
 
 
+def link_lagrange() -> bool:
+    """A5: the bracket's Lagrange term is the k = 1, 2 words' share of E[gamma_s] in units of
+    rho(z): bracket(u) - h(u) = lam (r1 g_1(c) + r2 g_2(c)) with g_k = k c/(1 + k c) (A2's
+    gamma_s) and u = c/(1+c) (A4), so with rho(z, k) = rho(z) r_k (A3) and gamma_s >= 0 on the
+    words with k >= 3, E[gamma_s] >= sum_z rho(z) (r1 u + r2 2u/(1+u)); u = c/(1+c) lies in
+    (0, 1) for c > 0 (the minimum over u in [0, 1] covers every attention); and for lam >= 0
+    and E[gamma_s] = 1/d - e with e >= 0 (A1), the term lam (E[gamma_s] - 1/d) = -lam e is
+    <= 0, so adding it to a lower bound of the loss keeps one (weak duality)."""
+    e = sp.Symbol("e", nonnegative=True)
+    g = lambda k: k * _c / (1 + k * _c)  # noqa: E731  (A2's gamma_s on a word with k s's)
+    in_u = {_u: _c / (1 + _c)}
+    share = sp.simplify((bracket(_u, _r1, _r2, _lam) - bracket(_u, _r1, _r2, 0)).subs(in_u)
+                        - _lam * (_r1 * g(1) + _r2 * g(2))) == 0
+    inside = bool((_c / (1 + _c)).is_positive) and bool(sp.simplify(1 - _c / (1 + _c)).is_positive)
+    sign = bool((_lam * ((1 / _d - e) - 1 / _d)).is_nonpositive)
+    return bool(share and inside and sign)
+
+
 def link_monotone() -> bool:
     """A6: d/dr1 and d/dr2 of the bracket equal sums of non-negative terms (0 <= u <= 1,
     r > 0); r1 and r2 increase in n (by t and (n+2) t^2); r2 - r1^2/2 = (n+1) t^2/2 >= 0 for r1 = (n+1)t, r2 = C(n+2, 2) t^2; at n = nu d,
@@ -246,7 +264,7 @@ def best_bound(key: tuple[str, int]) -> tuple[Fraction, Fraction, bool]:
 
 LINKS = (("A1 low attention", link_low_attention), ("A2 factorisation", link_factorisation),
          ("A3 law of k given z", link_conditional_law), ("A4 three points", link_three_points),
-         ("A6 monotone in r and d", link_monotone), ("A7 tails", link_tails))
+         ("A5 Lagrange term", link_lagrange), ("A6 monotone in r and d", link_monotone), ("A7 tails", link_tails))
 
 
 def judge_every_d(case: Case, constants: Constants) -> Outcome:
