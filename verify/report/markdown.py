@@ -30,7 +30,9 @@ How to read this report:
 - *Verdict* is composed from the result's proof, a graph of obligations (its statement, the
   steps of its proofs/ document, the lemmas it uses, each step the text lost as an *open* node;
   `verify ledger` prints it): *proved for R* when every obligation on a path to the statement
-  is proved over R (symbolically, or by a certificate the independent checker accepts);
+  is proved over R (symbolically: SymPy's steps, with the standard facts of probability and
+  counting the result's proofs/ document names, such as linearity of expectation or a sum over
+  disjoint sets; or by a certificate the independent checker accepts);
   otherwise the strongest evidence for the rest and its weakest links (in brackets): *certified,
   engine only* (a certificate the independent checker does not read, which also rests on the
   engine's hand-proved lemmas), *hand proof*, *numeric*, *statistical* or *searched at points*,
@@ -46,8 +48,9 @@ How to read this report:
   it is counted, and the evidence column says which of its ranges hold calibration cases.
 - *Margin*: how much room the claim has, oriented so that a larger margin is more room. `xR` is
   a ratio (a ceiling R times the value; for a floor, the value R times the bound); `+D` a
-  difference (absolute, or relative where the detail says so: the certified boxes' margins are
-  relative, 1 - L/eps); `proved` marks a symbolic step (a proof has no slack to show).
+  difference (absolute, or relative where the detail says so: the certified boxes of Theorem 2
+  and Corollary 1 store relative margins, 1 - L/eps; Proposition 1's store eps - L, absolute);
+  `proved` marks a symbolic step (a proof has no slack to show).
 - The certified boxes of Theorem 2 and Corollary 1 compute in the four-scalar reduction at
   background-symmetric points; that gradient descent stays there is Lemma A.7, proved by SymPy
   from the model (`lemma-symmetry.invariance`), and a node of both proofs.

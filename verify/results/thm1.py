@@ -499,7 +499,8 @@ PROOF = (
     _step("thm1.target", "some s has d/d(alpha_s) L_s(0, beta0) >= 0, and then mu >= 1 for every eta",
           Region.of(d=at_least(2)), "thm1.target_choice", "1"),
     _step("thm1.insertion", "rho(Z(z))/rho(z) >= 1/2 for negative z of length m >= d; the sets are "
-          "disjoint", D3, "thm1.insertion_ratio", "2"),
+          "disjoint (a standard fact: deleting the one s recovers z; enumerated at d = 3, 4)", D3,
+          "thm1.insertion_ratio", "2"),
     _step("thm1.insertion-attention", "gamma_s(z') = 1/(1 + S(z)) <= 4/d on G_m; case 1 lands in G_m",
           Region(), "thm1.insertion_attention", "3"),
     _step("thm1.case1", "case max a_i >= d/2: P(G_m) >= 1 - e^(-1/2) >= 1/8", D3, "thm1.appearance", "4"),
@@ -509,7 +510,8 @@ PROOF = (
           Region.of(d=at_least(4)), "thm1.pointwise_loss", "6"),
     _step("thm1.long-negative-mass", "P(y = -1, |w| >= d) = (1 - 2/d)^(d-1)/2", D3,
           "thm1.long_negative_mass", "7"),
-    _step("thm1.sum", "L_s >= (1/256)(1 - 2/d)^(d-1) when beta_s <= d/4, and the two cases assemble",
+    _step("thm1.sum", "L_s >= (1/256)(1 - 2/d)^(d-1) when beta_s <= d/4 (SymPy: the factor; the sum "
+          "over the disjoint sets of step 2 and over m >= d is standard), and the two cases assemble",
           STATED, "thm1.conclusion", "8, 11"),
     Obligation("thm1.rho-bound", "(1/256)(1 - 2/d)^(d-1) >= c3", STATED, Discharge.EITHER,
                uses=("thm1.rho-bound.exact", "thm1.rho-bound.chain"), where="proofs/thm1.md step 9"),
