@@ -23,7 +23,7 @@ from ..ledger import Obligation, Verdict
 from ..run.runner import CheckReport
 from ..status import BAD, Status
 from . import proof_ledger
-from .rows import range_values
+from .rows import margin_text, range_values
 
 CLAIMS_FILE = Path("reports") / "experiments" / "claims.json"  # written by `verify experiments`
 _RANK = {(Evidence.SYMBOLIC, Reach.RANGE): 0, (Evidence.CERTIFIED, Reach.RANGE): 0,
@@ -122,8 +122,9 @@ def _calibration_note(rep: CheckReport) -> str:
     keys = ", ".join(c.constant for c in rep.result.calibrations_for(rep.check.id))
     which = ("its range holds" if len(inside) == len(rep.counted)
              else f"{len(inside)} of its {len(rep.counted)} ranges hold")
-    margins = [o.margin for o in inside if o.margin is not None]
-    low = f", smallest margin there {min(margins):+.3g}" if margins else ""
+    scored = [o for o in inside if o.margin is not None]
+    low = (f", smallest margin there {margin_text(min(scored, key=lambda o: o.margin))}"
+           if scored else "")
     return f" ({which} {keys}'s calibration cases{low})"
 
 
