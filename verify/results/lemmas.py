@@ -1,11 +1,12 @@
 """The engine's own lemmas, as nodes of the proof ledger (no checks of their own).
 
 A certificate the independent checker accepts rests on the checker's trusted base
-(proofs/checker.md, section 9), not on these (the eps-tails too).  A
-certificate only the engine judged (the cubes and cones of Propositions 2 and 3) rests on them
-as well: each is an
-argument written in proofs/ and tested against quadrature, not machine-checked, so the ledger
-counts it a hand proof.
+(proofs/checker.md, section 9), not on these: its node is proved where the checker accepted it.
+A certificate only the engine judged rests on them as well (each is an argument written in
+proofs/ and tested against quadrature, not machine-checked): the ledger shows such a piece as
+"certified, engine only", a level below a hand proof.  ``lemma.ratio-cube`` is the one lemma a
+checked certificate still uses: the reduction of every attention to the cube of successive
+ratios, which the cube and cone certificates of Propositions 2 and 3 tile.
 """
 from __future__ import annotations
 
@@ -35,7 +36,3 @@ LEMMAS: tuple[Obligation, ...] = (
                "moments are continuous", EVERY_D, Discharge.HAND,
                where="proofs/prop3.md, 'The compact parameter space'"),
 )
-
-ENGINE_ONLY_BOX = ("lemma-symmetry.reduction", "lemma.tail-bound", "lemma.centred-form",
-                   "lemma.monotone-steps")  # what an eps-tail certificate of the engine rests on
-ENGINE_ONLY_CUBE = ("lemma.certified-general", "lemma.ratio-cube")  # a cube or cone of the engine

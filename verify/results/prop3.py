@@ -311,7 +311,7 @@ def c2_calibrated(params: Mapping[str, object]) -> bool:
 
 
 STATED = Region.of(d=at_least(3))
-CUBE_LEMMAS = ("lemma.certified-general", "lemma.ratio-cube")
+CUBE_LEMMAS = ("lemma.ratio-cube",)  # the engine-only pieces also rest on lemma.certified-general
 EVERY_D = Region.of(d=points(*AT_D).union(at_least(FROM_D)))  # d = 5..9 one by one, d >= 10 at once
 EVERY_D_STEPS = (
     ("prop3.every-d.a1", "some s has E[gamma_s] <= 1/d (Lemma A.5, first moments)"),
@@ -339,13 +339,13 @@ PROOF = (
                  where=f"proofs/prop3.md step {node.split('.')[-1].upper()}") for node, claim in EVERY_D_STEPS),
     Obligation("prop3.cube", "every attention: the cube of successive ratios tiled, each box above c2",
                Region.of(d=points(3, 4)), Discharge.CERTIFIED, ("prop3.all_attention",), uses=CUBE_LEMMAS,
-               where="proofs/prop3.md step 5"),
+               where="proofs/prop3.md step 5", checker=True),
     Obligation("prop3.by-sharp", "min over alpha of max_s inf_beta L_s = F(0) >= c2", Region.of(d=points(3, 4)),
                Discharge.FOLLOWS, uses=("prop3.sharp", "prop3.at-zero"), where="proofs/prop3.md step 6"),
     Obligation("prop3.sharp", "min over alpha of max_s inf_beta L_s(alpha, beta) = F(0), attained only at "
                "alpha = 0", Region.of(d=points(3, 4)), Discharge.CERTIFIED, ("prop3.sharp",),
                uses=CUBE_LEMMAS + ("prop3.at-zero.proof",),  # F_s at alpha = 0 is F(0)
-               where="proofs/prop3.md step 6"),
+               where="proofs/prop3.md step 6", checker=True),
     Obligation("prop3.at-zero", "F(0) = 1/2 - (d-2)/(2(d-1) ln(d-1)) >= c2", STATED, Discharge.EITHER,
                uses=("prop3.at-zero.proof", "prop3.at-zero.points")),
     Obligation("prop3.at-zero.proof", "F(0) in closed form, >= 1/2 - 1/(4 ln 2) >= c2 for every d >= 3",
