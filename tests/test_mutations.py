@@ -301,6 +301,8 @@ MUTATIONS: dict[str, Mutation] = {
     "prop1.word_loss": Mutation("the engine's per-word model with bias -1/2", patch=_biased_word_model),
     "lemma-symmetry.invariance": Mutation("the engine's word law tilted towards one background symbol",
                                           patch=_tilted_word_law),
+    "lemma-symmetry.permutation": Mutation("the engine's word law tilted towards one named symbol",
+                                           patch=_tilted_word_law),
     "lemma-symmetry.reduction": Mutation("background partials over d, not d - 1 (the reduction)",
                                          patch=_background_over_d),
     "prop2.negative_mass": Mutation("P(y = -1) = 1/3", patch=_wrong_negative_mass),

@@ -82,6 +82,7 @@ CHECKS = (
     "cor1.sample_sweep",
     "lemma-symmetry.invariance",
     "lemma-symmetry.reduction",
+    "lemma-symmetry.permutation",
     "lemma-symmetry.step",
     "lemma-symmetry.enumeration",
     "contrast.separation",

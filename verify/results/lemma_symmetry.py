@@ -200,6 +200,58 @@ def reduction_steps() -> list[tuple[str, bool]]:
     return steps
 
 
+def permutation_steps() -> list[tuple[str, bool]]:
+    """What the reduction of every attention to the cube of successive ratios (the node
+    ``lemma.ratio-cube``, Propositions 2 and 3) takes from the model, each step as SymPy verified
+    it (every d: the symbols not named enter only through the sums of ``Rest``):
+
+    1. the word law is invariant under the transposition tau of the target s and a background
+       symbol i: P(tau C) = P(C) (with :func:`invariance_steps`' step 1, under every
+       transposition, so under every permutation of the symbols);
+    2. for both labels, the loss for target s on the word C at (alpha, beta) equals the loss for
+       target i on tau C at (tau alpha, tau beta); the label is the same (target i on tau C is
+       positive iff (tau C)_i = C_s >= 1);
+    3. the model's output is unchanged when every logit moves by t (the named ones, and the
+       rest's sums scaled by e^t): softmax is shift invariant;
+    4. with alpha_1 = 0 the successive ratios r_k = e^(alpha_k - alpha_(k-1)) multiply to
+       r_2 ... r_j = e^(alpha_j) (the sum of differences telescopes, for symbolic j), and
+       r_k = e^(-g) with g = alpha_(k-1) - alpha_k >= 0 is positive, 1 at g = 0 and decreasing
+       in g, so it lies in (0, 1].
+    Then max_s inf_beta L_s(alpha, beta) takes the same value at alpha, at pi alpha (the
+    population sum reindexed by the bijection tau of count vectors, the inf over beta by
+    tau beta: standard) and at alpha + t, and sorting and shifting put every alpha at a point of
+    (0, 1]^(d-1), inside the closed cube the certificates of Propositions 2 and 3 tile."""
+    c_s, c_i, c_j = _C
+    law = symbolic_word.word_law
+    swapped = [Letter(c_i, _A[0], _B[0]), Letter(c_s, _A[1], _B[1]), Letter(c_j, _A[2], _B[2])]
+    steps = [("word law: P(tau C) = P(C) for tau = (s i)",
+              sp.simplify(law(swapped, _REST) - law(_letters(_C), _REST)) == 0)]
+    for label, (target, moved) in ((1, (c_s, c_s)), (-1, (sp.Integer(0), sp.Integer(0)))):
+        here = [Letter(target, _A[0], _B[0]), Letter(c_i, _A[1], _B[1]), Letter(c_j, _A[2], _B[2])]
+        there = [Letter(c_i, _A[1], _B[1]), Letter(moved, _A[0], _B[0]), Letter(c_j, _A[2], _B[2])]
+        steps.append((f"y = {label:+d}: l_s(C; alpha, beta) = l_i(tau C; tau alpha, tau beta)",
+                      sp.simplify(symbolic_word.word_loss(here, label, _REST)
+                                  - symbolic_word.word_loss(there, label, _REST)) == 0))
+    t = sp.Symbol("t", real=True)
+    moved_rest = Rest(_REST.count, _REST.numerator * sp.exp(t), _REST.denominator * sp.exp(t))
+    shifted = [Letter(c, a + t, b) for c, a, b in zip(_C, _A, _B)]
+    steps.append(("shift: f(alpha + t) = f(alpha)",
+                  sp.simplify(symbolic_word.word_output(shifted, moved_rest)
+                              - symbolic_word.word_output(_letters(_C), _REST)) == 0))
+    a, k, j = sp.IndexedBase("a", real=True), sp.Symbol("k", integer=True), sp.Symbol("j", integer=True)
+    logs = sp.Sum(a[k] - a[k - 1], (k, 2, j)).doit().subs(a[1], 0)  # ln(r_2 ... r_j)
+    gap = sp.Symbol("g", nonnegative=True)  # alpha_(k-1) - alpha_k
+    steps.append(("r_2 ... r_j = e^(alpha_j) when alpha_1 = 0", sp.simplify(logs - a[j]) == 0))
+    steps.append(("0 < r_k <= 1 when alpha_k <= alpha_(k-1)",
+                  bool(sp.exp(-gap).is_positive) and sp.exp(-gap).subs(gap, 0) == 1
+                  and bool(sp.diff(sp.exp(-gap), gap).is_negative)))  # decreasing from 1 at g = 0
+    return steps
+
+
+def _judge_permutation(case: Case, constants: Constants) -> Outcome:
+    return _steps_outcome(case, permutation_steps())
+
+
 def _steps_outcome(case: Case, steps: list[tuple[str, bool]]) -> Outcome:
     failed = [text for text, ok in steps if not ok]
     detail = (f"SymPy verified {len(steps)} steps: " + "; ".join(text for text, _ in steps)
@@ -229,6 +281,13 @@ PROOF = (
                "per-coordinate partial are the four-scalar reduction's", EVERY_D, Discharge.SYMBOLIC,
                ("lemma-symmetry.reduction",), uses=("lemma-symmetry",),
                where="proofs/lemma-symmetry.md, 'The four-scalar reduction'"),
+    # used by the cube and cone certificates of Propositions 2 and 3 (their enclosures over the
+    # closed cube, faces r_k = 0 included, are the checker's: proofs/checker.md section 15)
+    Obligation("lemma.ratio-cube", "up to a permutation of the symbols and a shift, every attention "
+               "is a point of (0, 1]^(d-1) in the closed cube of successive ratios, and the loss "
+               "for the permuted target is unchanged (the population sum reindexed: standard)",
+               EVERY_D, Discharge.SYMBOLIC, ("lemma-symmetry.permutation",),
+               where="proofs/prop3.md, 'The compact parameter space'"),
 )
 
 RESULT = Result(
@@ -251,6 +310,11 @@ RESULT = Result(
               "the reduction's partials satisfy the shift and Euler identities (each background "
               "partial is the tied one over d - 1)",
               Evidence.SYMBOLIC, single_case("every d >= 2"), _judge_reduction),
+        Check("lemma-symmetry.permutation", "every attention on the cube of successive ratios",
+              "the word law and the loss are invariant under every permutation of the symbols (the "
+              "target's with them) and the output under every shift of the logits; sorted and "
+              "shifted, every alpha has successive ratios r_k in (0, 1] (every d, SymPy)",
+              Evidence.SYMBOLIC, single_case("every d >= 2, every word"), _judge_permutation),
         Check("lemma-symmetry.step", "A.7 lemma",
               "every per-coordinate partial (general engine) equals the symmetric engine's scalar "
               "for its role, so alpha'_i = alpha'_j, beta'_i = beta'_j after one step",

@@ -4,9 +4,9 @@ A certificate the independent checker accepts rests on the checker's trusted bas
 (proofs/checker.md, section 9), not on these: its node is proved where the checker accepted it.
 A certificate only the engine judged rests on them as well (each is an argument written in
 proofs/ and tested against quadrature, not machine-checked): the ledger shows such a piece as
-"certified, engine only", a level below a hand proof.  ``lemma.ratio-cube`` is the one lemma a
-checked certificate still uses: the reduction of every attention to the cube of successive
-ratios, which the cube and cone certificates of Propositions 2 and 3 tile.
+"certified, engine only", a level below a hand proof.  (The reduction of every attention to
+the cube of successive ratios, which the checked cube and cone certificates of Propositions 2
+and 3 use, is ``lemma.ratio-cube``: proved by SymPy in :mod:`verify.results.lemma_symmetry`.)
 """
 from __future__ import annotations
 
@@ -31,8 +31,4 @@ LEMMAS: tuple[Obligation, ...] = (
     Obligation("lemma.certified-general", "the general engine's Arb moments: the head and tail "
                "bounds, the Gauss-Legendre error bound, the floors over a box", EVERY_D,
                Discharge.HAND, where="proofs/certified-general.md"),
-    Obligation("lemma.ratio-cube", "up to a permutation of the symbols and a shift, every "
-               "attention is a point of the closed cube of successive ratios, on which the "
-               "moments are continuous", EVERY_D, Discharge.HAND,
-               where="proofs/prop3.md, 'The compact parameter space'"),
 )
