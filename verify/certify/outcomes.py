@@ -268,9 +268,9 @@ ACCEPTED, ENGINE_ONLY, REJECTED = "accepted", "engine only", "rejected"  # Outco
 def independently(run, constants) -> tuple[bool, str, str]:
     """(verdict, what to add to the detail, what the checker said): the run's certificate judged
     by the independent checker (verify.checker), which shares no code with the engine that
-    found it.  A group the checker has no margins for (the eps tails over (ln d, tau, u, v),
-    for now) keeps the engine's verdict and says so: the proof ledger counts it "certified,
-    engine only", never proved."""
+    found it.  A group the checker had no margins for would keep the engine's verdict and say
+    so (the proof ledger counts it "certified, engine only", never proved); today the checker
+    reads every group (the eps tails over (ln d, tau, u, v) included)."""
     from ..checker import recheck as checker
     from ..checker.claims import GROUPS
     from .certificate import certificate
