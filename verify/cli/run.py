@@ -24,7 +24,7 @@ EXPERIMENT_FILES = (("Table 1", "table1.md"), ("Figure 3", "figure3.png"),
                     ("heads needed (open question)", "heads.md"),
                     ("heads needed on the population loss", "heads-population.md"))
 PROFILE_HELP = ("the cases and efforts (default: default): quick (about a minute; what the tests "
-                "run), default (about 800 CPU-seconds: about 7 minutes on 2 idle cores, more on a "
+                "run), default (about 1,300 CPU-seconds: about 11 minutes on 2 idle cores, more on a "
                 "shared machine), or full (widest ranges, longest searches: an estimated 4,000 "
                 "CPU-seconds)")
 
