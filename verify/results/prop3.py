@@ -56,14 +56,14 @@ GENERAL_MAX_D = 20  # the general (d x d) engine up to here, the four-scalar eng
 # every attention, certified (branch and bound over the cube of successive ratios): the d of
 # each profile and the boxes judged (a budget in boxes, the same verdict on any machine).  From
 # the committed certificates/prop3-{cube,sharp}-dD.json each leaf is judged once
-CUBE_D = {Profile.QUICK: [3], Profile.DEFAULT: [3, 4], Profile.FULL: [3, 4]}
+CUBE_D = {Profile.QUICK: [3], Profile.DEFAULT: [3, 4], Profile.FULL: [3, 4, 5]}
 SHARP_D = {Profile.QUICK: [3], Profile.DEFAULT: [3], Profile.FULL: [3, 4]}
 CUBE_BOXES = {Profile.QUICK: 400, Profile.DEFAULT: 8000, Profile.FULL: 20000}
 # the d at which the independent checker, in its own process, judges the leaves too (of the
 # cube and the sharp problem alike; prop3-cube-d3: about 10 CPU-s, -d4: about 300;
 # prop3-sharp-d3: about 40, -d4: about 1,050).  On the default profile it decides and the
 # engine re-judges a seeded sample of the committed leaves (the boxes' route: certify/trusted.py)
-CHECKED_D = {Profile.QUICK: (), Profile.DEFAULT: (3, 4), Profile.FULL: (3, 4)}
+CHECKED_D = {Profile.QUICK: (), Profile.DEFAULT: (3, 4), Profile.FULL: (3, 4, 5)}
 
 
 # ----------------------------------------------------------------- float64, all targets at once
@@ -338,7 +338,7 @@ PROOF = (
     *(Obligation(node, claim, EVERY_D, Discharge.SYMBOLIC, ("prop3.every_d",),
                  where=f"proofs/prop3.md step {node.split('.')[-1].upper()}") for node, claim in EVERY_D_STEPS),
     Obligation("prop3.cube", "every attention: the cube of successive ratios tiled, each box above c2",
-               Region.of(d=points(3, 4)), Discharge.CERTIFIED, ("prop3.all_attention",), uses=CUBE_LEMMAS,
+               Region.of(d=points(3, 4, 5)), Discharge.CERTIFIED, ("prop3.all_attention",), uses=CUBE_LEMMAS,
                where="proofs/prop3.md step 5", checker=True),
     Obligation("prop3.by-sharp", "min over alpha of max_s inf_beta L_s = F(0) >= c2", Region.of(d=points(3, 4)),
                Discharge.FOLLOWS, uses=("prop3.sharp", "prop3.at-zero"), where="proofs/prop3.md step 6"),
