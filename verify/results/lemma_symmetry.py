@@ -226,9 +226,9 @@ def permutation_steps() -> list[tuple[str, bool]]:
     swapped = [Letter(c_i, _A[0], _B[0]), Letter(c_s, _A[1], _B[1]), Letter(c_j, _A[2], _B[2])]
     steps = [("word law: P(tau C) = P(C) for tau = (s i)",
               sp.simplify(law(swapped, _REST) - law(_letters(_C), _REST)) == 0)]
-    for label, (target, moved) in ((1, (c_s, c_s)), (-1, (sp.Integer(0), sp.Integer(0)))):
-        here = [Letter(target, _A[0], _B[0]), Letter(c_i, _A[1], _B[1]), Letter(c_j, _A[2], _B[2])]
-        there = [Letter(c_i, _A[1], _B[1]), Letter(moved, _A[0], _B[0]), Letter(c_j, _A[2], _B[2])]
+    for label, target in ((1, c_s), (-1, sp.Integer(0))):
+        here = _letters((target, c_i, c_j))
+        there = [here[1], here[0], here[2]]  # target i on tau C: symbol i now holds C_s
         steps.append((f"y = {label:+d}: l_s(C; alpha, beta) = l_i(tau C; tau alpha, tau beta)",
                       sp.simplify(symbolic_word.word_loss(here, label, _REST)
                                   - symbolic_word.word_loss(there, label, _REST)) == 0))
