@@ -307,6 +307,7 @@ MUTATIONS: dict[str, Mutation] = {
                                          patch=_background_over_d),
     "prop2.negative_mass": Mutation("P(y = -1) = 1/3", patch=_wrong_negative_mass),
     "prop2.large_output": Mutation("P(y = -1) = 1/3", patch=_wrong_negative_mass),
+    "prop2.every_d": Mutation("c1 = 34/100 (above B(d) from d = 99 on; B -> 1/3)", {"prop2.c1": "34/100"}),
     "prop2.large_output_search": Mutation("re-evaluated loss 0.2 < 1/4", patch=_wrong_reevaluation,
                                           params={"starts": 1, "steps": 5}),
     "prop2.floor": Mutation("c1 = 10", {"prop2.c1": "10"}, params=SMALL_PROP2),

@@ -22,6 +22,7 @@ RESULTS_MAY_IMPORT = ("verify.checks", "verify.ledger", "verify.results.common",
 # checks, merged into cor1.RESULT); a part never imports its result, nor another result
 PARTS = {"cor1": ("verify.results.cor1_samples",),
          "thm1": ("verify.results.thm1_steps", "verify.results.thm1_step3"),
+         "prop2": ("verify.results.prop2_every_d",),
          "prop3": ("verify.results.prop3_every_d",)}
 # contrast compares the results: it reaches them through the registry, never module by module
 REGISTRY_NAMES = {"REGISTRY", "by_id"}

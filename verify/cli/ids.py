@@ -30,6 +30,7 @@ CHECKS = (
     "prop1.tightness",
     "prop2.negative_mass",
     "prop2.large_output",
+    "prop2.every_d",
     "prop2.large_output_search",
     "prop2.floor",
     "prop2.all_parameters",

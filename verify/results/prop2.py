@@ -28,6 +28,7 @@ from ..engine.precision import to_mpf
 from ..search import SearchResult, adam, nelder_mead
 from .common import (ball_outcome, dedicated_outcome, floor_outcome, fmt_vector, reference_of,
                      single_case)
+from .prop2_every_d import judge_every_d
 
 LOGIT_BOX = 60.0
 CERT_BITS = 64  # Arb precision of the certified floor
@@ -325,9 +326,24 @@ def _judge_large(case: Case, constants: Constants) -> Outcome:
 
 
 STATED = Region.of(d=at_least(2))
+EVERY_D_STEPS = (
+    ("prop2.every-d.p1", "P(w) = g beta~_s + (1 - g) P(z) with g = gamma_s(w) in [0, 1], and P(z) >= beta~_s "
+     "(s = argmin beta~), so P(w) <= P(z) on every word w with background z"),
+    ("prop2.every-d.p2", "rho(w) = rho(z) C(n+k, k) (q/d)^k; sum_k C(n+k, k) t^k = (1 - t)^-(n+1)"),
+    ("prop2.every-d.p3", "each background z: its words cost >= rho(z) 2 (1 - (1 - t)^(n+1))"),
+    ("prop2.every-d.p4", "summed over z: L_s >= B(d) = (d-2)(d^3+d^2-4d+4)/(d(d-1)(3d^2-6d+4))"),
+    ("prop2.every-d.p5", "B(d) > 1/3 >= c1 for every d >= 3"),
+    ("prop2.every-d.p6", "d = 2: L_s = ((2 - b_s)^2 + b_j^2)/4 >= 1/2 >= c1"),
+)
 PROOF = (
     Obligation("prop2", "for every fixed output beta~ some s has inf_alpha L_s(alpha, beta~) >= c1", STATED,
-               Discharge.EITHER, uses=("prop2.a3", "prop2.cone")),
+               Discharge.EITHER, uses=("prop2.every-d", "prop2.a3", "prop2.cone")),
+    Obligation("prop2.every-d", "A.3 reconstructed (both cases at once): for s = argmin beta~ and every alpha, "
+               "L_s(alpha, beta~) >= 1/2 at d = 2 and > 1/3 for d >= 3, hence >= c1 when c1 <= 1/3", STATED,
+               Discharge.FOLLOWS, uses=tuple(node for node, _ in EVERY_D_STEPS),
+               where="proofs/prop2.md steps P1-P6"),
+    *(Obligation(node, claim, STATED, Discharge.SYMBOLIC, ("prop2.every_d",),
+                 where=f"proofs/prop2.md step {node.split('.')[-1].upper()}") for node, claim in EVERY_D_STEPS),
     Obligation("prop2.a3", "A.3 with s = argmin beta~: the cases beta~_s >= 1 and beta~_s < 1", STATED,
                Discharge.FOLLOWS, uses=("prop2.large", "prop2.small"), where="proofs/prop2.md"),
     Obligation("prop2.large", "beta~_s >= 1: L_s >= P(y = -1)/2 = 1/4 >= c1", STATED, Discharge.FOLLOWS,
@@ -358,7 +374,8 @@ RESULT = Result(
     name="Proposition 2",
     short="Output fixed, attention trained alone: some target keeps risk >= c1",
     statement="for every fixed output beta~ some s has inf_alpha L_s(alpha, beta~) >= c1",
-    hypotheses="d >= 2; s = argmin beta~; beta~_s >= 1 gives 1/4 (text), the other case's c1 is measured",
+    hypotheses="d >= 2; s = argmin beta~; beta~_s >= 1 gives 1/4 (text), the other case's argument and c1 "
+               "are lost (reconstructed: any c1 <= 1/3 for every d)",
     constants=("prop2.c1",),
     document="proofs/prop2.md",
     proof=PROOF,
@@ -370,6 +387,12 @@ RESULT = Result(
               "min beta~ >= 1 => f >= 0 on every word => L_s >= 1/4", Evidence.SYMBOLIC,
               single_case("all d >= 2"),
               _judge_large_output),
+        Check("prop2.every_d", "Proposition 2 (every d, A.3 reconstructed)",
+              "for every d >= 2, every beta~ and every alpha, s = argmin beta~ has L_s(alpha, beta~) >= c1: "
+              "the insertion pairing gives P(w) <= P(z), each background's words cost >= rho(z) "
+              "2(1 - (1-t)^(n+1)), summed B(d) > 1/3 (d >= 3) and 1/2 at d = 2, every link by SymPy",
+              Evidence.SYMBOLIC, single_case("all d >= 2"), judge_every_d, reconstructed=True,
+              scope="every beta~ and alpha"),
         Check("prop2.large_output_search", "A.3 case beta~_s >= 1 (numeric)",
               "inf_alpha L_s(alpha, beta~) >= 1/4 for random beta~ with min 1 (multi-start Adam)",
               Evidence.SEARCH, _large_cases, _judge_large),
