@@ -322,6 +322,8 @@ MUTATIONS: dict[str, Mutation] = {
                                      {"prop2.c1": "11/20"}),
     "prop3.all_attention": Mutation("c2 = 3/20 (above F(0) = 0.1393 at d = 3)", {"prop3.c2": "3/20"}),
     "prop3.sharp": Mutation("F(0) raised by 1/100 (a wrong closed form)", patch=_raised_uniform_floor),
+    "prop4.every_d": Mutation("head_factor_every_d = 7/100 (above 0.0682, the largest the argument allows)",
+                              {"prop4.head_factor_every_d": "7/100"}),
     "prop4.certified_floor": Mutation("c4 = 10", {"prop4.c4": "10"},
                                       params={"budget": 4, "mpmath": False}),
     "lemma-low-attention.certified_ceiling": Mutation("factor 1/1000",

@@ -42,6 +42,7 @@ CHECKS = (
     "prop3.all_attention",
     "prop3.sharp",
     "prop3.certified_floor",
+    "prop4.every_d",
     "prop4.floor",
     "prop4.certified_floor",
     "lemma-low-attention.per_word",

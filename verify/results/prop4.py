@@ -42,7 +42,8 @@ from ..engine.precision import working
 from ..search import argmax, decisive, multistart
 from ..engine.certified.balls import precision
 from .common import (ball_outcome, constant, dedicated_outcome, fmt_vector, lower_outcome,
-                     reference_of)
+                     reference_of, single_case)
+from .prop4_every_d import judge_every_d
 
 DPS = 20
 CERT_BITS = 64  # Arb precision of the certified floor
@@ -370,13 +371,31 @@ def _judge_certified(case: Case, constants: Constants) -> Outcome:
 
 
 STATED = Region.of(d=at_least(3))
+EVERY_D_STEPS = (
+    ("prop4.every-d.q1", "per head P_h(w) - P_h(z) = g_h (beta_hs - P_h(z)), g_h = gamma_s^(h)(w)"),
+    ("prop4.every-d.q2", "|P(w) - P(z)|^2 <= 2 R^2 sum_h g_h^2 (Cauchy-Schwarz; distinct entries of B)"),
+    ("prop4.every-d.q3", "(a - e)^2 >= (1 - theta) a^2 - (1/theta - 1) e^2"),
+    ("prop4.every-d.q4", "each background's words cost >= rho(z) 2 (1 - theta)(1 - 1/S) less the spread"),
+    ("prop4.every-d.q5", "L_s >= (1 - theta) B(d) - (1/theta - 1) kappa, at best (sqrt B - sqrt kappa)^2"),
+    ("prop4.every-d.q6", "B(d) > 1/3 gives (sqrt(1/3) - sqrt(kappa))^2 >= c4 at kappa = radius_scale^2 "
+     "head_factor_every_d (exact rationals)"),
+)
 PROOF = (
     Obligation("prop4", "with H <= head_factor sqrt(d) fixed heads and ||B||_F <= d^(1/4) some s has "
                "inf_B L_s >= c4", STATED, Discharge.EITHER, uses=("prop4.a5", "prop4.search")),
     Obligation("prop4.a5", "A.5: from the low-attention lemma to the floor", STATED, Discharge.FOLLOWS,
                uses=("lemma-low-attention", "prop4.rest-of-a5"), where="proofs/prop4.md"),
     Obligation("prop4.rest-of-a5", "from sum_h E[(gamma_s^(h))^2] <= H/d to inf over ||B||_F <= d^(1/4) "
-               "of L_s >= c4 (lost in the text)", STATED, Discharge.OPEN, where="proofs/prop4.md"),
+               "of L_s >= c4 with H <= head_factor sqrt(d) (lost in the text): the route reconstructed "
+               "below proves c4 only for the smaller head_factor_every_d", STATED, Discharge.OPEN,
+               uses=("prop4.every-d",), where="proofs/prop4.md, 'Every d'"),
+    Obligation("prop4.every-d", "with H <= head_factor_every_d sqrt(d) heads and ||B||_F <= radius_scale "
+               "d^(1/4), the lemma's target has inf_B L_s >= (sqrt(1/3) - sqrt(kappa))^2 >= c4, every d >= 3 "
+               "(vacuous below d = 1/head_factor_every_d^2)", STATED, Discharge.FOLLOWS,
+               uses=("lemma-low-attention", *(node for node, _ in EVERY_D_STEPS), "prop2.every-d.p2",
+                     "prop2.every-d.p4", "prop2.every-d.p5"), where="proofs/prop4.md steps Q1-Q6"),
+    *(Obligation(node, claim, STATED, Discharge.SYMBOLIC, ("prop4.every_d",),
+                 where=f"proofs/prop4.md step {node.split('.')[-1].upper()}") for node, claim in EVERY_D_STEPS),
     Obligation("prop4.search", "no attention found below c4 (the value at the one found certified: an "
                "upper bound of the infimum, never a floor)", STATED, Discharge.SEARCH,
                ("prop4.floor", "prop4.certified_floor"), where="proofs/prop4.md"),
@@ -388,10 +407,16 @@ RESULT = Result(
     short="At most sqrt(d) heads, attention fixed: some target keeps risk >= c4",
     statement="H <= head_factor sqrt(d) heads, fixed attention, ||B||_F <= d^(1/4): some s has inf_B L_s >= c4",
     hypotheses="d >= 3; constants c4 and head_factor lost, measured here; radius d^(1/4) (text)",
-    constants=("prop4.c4", "prop4.head_factor", "prop4.radius_scale"),
+    constants=("prop4.c4", "prop4.head_factor", "prop4.radius_scale", "prop4.head_factor_every_d"),
     document="proofs/prop4.md",
     proof=PROOF,
     checks=(
+        Check("prop4.every_d", "Proposition 4 (every d, a smaller head bound)",
+              "for every d >= 3, H <= head_factor_every_d sqrt(d) heads and every attention, the low-"
+              "attention target has inf_{||B||_F <= d^(1/4)} L_s >= c4: the insertion pairing per head, "
+              "Cauchy-Schwarz over the heads and Proposition 2's B(d) > 1/3, every link by SymPy "
+              "(head_factor itself is not reached)", Evidence.SYMBOLIC, single_case("all d >= 3"),
+              judge_every_d, reconstructed=True, scope="H <= head_factor_every_d sqrt(d), every attention"),
         Check("prop4.floor", "Proposition 4",
               "min over searched attention of max_s inf_{||B||_F <= d^(1/4)} L_s >= c4",
               Evidence.SEARCH, _cases, _judge_floor, reconstructed=True),

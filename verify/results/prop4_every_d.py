@@ -1,0 +1,141 @@
+"""Proposition 4 for every d >= 3 with a smaller head bound: the rest of A.5 reconstructed.
+
+The text of A.5 lost everything after the low-attention lemma.  This argument (proofs/prop4.md,
+"Every d: the lemma and the insertion pairing", steps Q1-Q6) takes the lemma's target s
+(sum_h E[(gamma_s^(h))^2] <= H/d) and Proposition 2's grouping of the words by their background
+z (proofs/prop2.md steps P2, P4, P5: the law of k given z, the sum B(d) over the backgrounds and
+B(d) > 1/3).  Write P(w) = sum_h beta_h . gamma^(h)(w) (f = P - 1), R = radius_scale d^(1/4) and
+kappa = R^2 H/d.  Part of :mod:`verify.results.prop4` (which registers the check).
+
+Q1  per head, model (1): P_h(w) - P_h(z) = g_h (beta_hs - P_h(z)), g_h = gamma_s^(h)(w).
+Q2  (sum_h g_h D_h)^2 <= (sum_h g_h^2)(sum_h D_h^2) (Cauchy-Schwarz), D_h = beta_hs - P_h(z)
+    with D_h^2 <= max_i (beta_hs - beta_hi)^2 (P_h(z) averages beta_h over z's symbols) and
+    (a - b)^2 <= 2a^2 + 2b^2; the entries (h, s) and (h, i_h) are distinct, so
+    sum_h D_h^2 <= 2 ||B||_F^2 <= 2 R^2 and |P(w) - P(z)|^2 <= 2 R^2 sum_h g_h^2.
+Q3  (a - e)^2 >= (1 - theta) a^2 - (1/theta - 1) e^2 for 0 < theta <= 1 (the difference is a
+    square).
+Q4  one background with x = P(z), S its words' mass over rho(z): by Q3 with a = 2 - x the
+    group costs >= rho(z) [x^2/2 + W (2 - x)^2/2] - (1/theta - 1) R^2 sum_w rho(w) sum_h g_h^2,
+    W = (1 - theta)(S - 1); the bracket is >= 2W/(1 + W) >= 2 (1 - theta)(1 - 1/S).
+Q5  summed (P4, and the lemma for the attention on s): L_s >= (1 - theta) B(d) - (1/theta - 1)
+    kappa, whose maximum over theta, at theta = sqrt(kappa/B) (kappa <= B), is
+    (sqrt B - sqrt kappa)^2.
+Q6  B(d) > 1/3 (P5), so for H <= head_factor_every_d sqrt(d): kappa <= radius_scale^2
+    head_factor_every_d =: k and L_s >= (sqrt(1/3) - sqrt k)^2, which is >= c4 iff
+    1/3 - k - c4 >= 0 and (1/3 - k - c4)^2 >= 4 k c4 (exact rationals).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import sympy as sp
+
+from ..checks import Case, Constants, Evidence, Outcome
+from ..engine import symbolic_word
+from ..engine.symbolic_word import Letter, Rest
+
+THIRD = Fraction(1, 3)  # proofs/prop2.md step P5: B(d) > 1/3 for every d >= 3 (the ledger uses that node)
+
+_theta, _kappa, _B = sp.symbols("theta kappa B", positive=True)
+
+
+def link_heads() -> bool:
+    """Q1: on model (1) for one head (every other symbol in the sums V, U), with k s's added to
+    z: P(w) - P(z) = g (b_s - P(z)), g = k e^(a_s)/(k e^(a_s) + U)."""
+    k = sp.Symbol("k", positive=True)
+    a, b = sp.symbols("a_s b_s", real=True)
+    V, U, n = sp.symbols("V U n", positive=True)
+    background = Rest(count=n, numerator=V, denominator=U)
+    P_w = symbolic_word.word_output([Letter(k, a, b)], background) + 1
+    P_z = symbolic_word.word_output([], background) + 1
+    g = k * sp.exp(a) / (k * sp.exp(a) + U)
+    return sp.simplify(P_w - P_z - g * (b - P_z)) == 0
+
+
+def link_spread() -> bool:
+    """Q2: the inequalities behind |P(w) - P(z)|^2 <= 2 R^2 sum_h g_h^2 that SymPy checks:
+    2a^2 + 2b^2 - (a - b)^2 = (a + b)^2, and the Cauchy-Schwarz gap for two heads
+    (g1^2 + g2^2)(D1^2 + D2^2) - (g1 D1 + g2 D2)^2 = (g1 D2 - g2 D1)^2 (Lagrange's identity;
+    for H heads the sum of such squares, a standard fact)."""
+    a, b, g1, g2, D1, D2 = sp.symbols("a b g1 g2 D1 D2", real=True)
+    pair = sp.expand(2 * a ** 2 + 2 * b ** 2 - (a - b) ** 2 - (a + b) ** 2) == 0
+    cauchy = sp.expand((g1 ** 2 + g2 ** 2) * (D1 ** 2 + D2 ** 2) - (g1 * D1 + g2 * D2) ** 2
+                       - (g1 * D2 - g2 * D1) ** 2) == 0
+    return bool(pair and cauchy)
+
+
+def split_square(a, e, theta):
+    """Q3's lower bound of (a - e)^2: (1 - theta) a^2 - (1/theta - 1) e^2."""
+    return (1 - theta) * a ** 2 - (1 / theta - 1) * e ** 2
+
+
+def link_split() -> bool:
+    """Q3: (a - e)^2 - split_square(a, e, theta) = (sqrt(theta) a - e/sqrt(theta))^2."""
+    a, e = sp.symbols("a e", real=True)
+    gap = (a - e) ** 2 - split_square(a, e, _theta)
+    return sp.simplify(gap - (sp.sqrt(_theta) * a - e / sp.sqrt(_theta)) ** 2) == 0
+
+
+def link_group() -> bool:
+    """Q4: x^2/2 + W(2 - x)^2/2 - 2W/(1+W) = ((1+W)/2)(x - 2W/(1+W))^2, and
+    2W/(1+W) - 2(1 - theta)(1 - 1/S) = 2 theta (1 - theta)(S - 1)^2/(S (1 + W)) >= 0 at
+    W = (1 - theta)(S - 1)."""
+    x = sp.Symbol("x", real=True)
+    W, S = sp.symbols("W S", positive=True)
+    best = 2 * W / (1 + W)
+    square = sp.simplify(x ** 2 / 2 + W * (2 - x) ** 2 / 2 - best - (1 + W) / 2 * (x - best) ** 2) == 0
+    Wt = (1 - _theta) * (S - 1)
+    gap = sp.simplify(best.subs(W, Wt) - 2 * (1 - _theta) * (1 - 1 / S)
+                      - 2 * _theta * (1 - _theta) * (S - 1) ** 2 / (S * (1 + Wt))) == 0
+    return bool(square and gap)
+
+
+def link_theta() -> bool:
+    """Q5: (1 - theta) B - (1/theta - 1) kappa at theta = sqrt(kappa/B) is (sqrt B - sqrt kappa)^2,
+    a stationary point of a concave function of theta (second derivative -2 kappa/theta^3)."""
+    value = (1 - _theta) * _B - (1 / _theta - 1) * _kappa
+    at = value.subs(_theta, sp.sqrt(_kappa / _B))
+    best = sp.simplify(sp.expand(at - (sp.sqrt(_B) - sp.sqrt(_kappa)) ** 2)) == 0
+    stationary = sp.simplify(sp.diff(value, _theta).subs(_theta, sp.sqrt(_kappa / _B))) == 0
+    concave = sp.simplify(sp.diff(value, _theta, 2) + 2 * _kappa / _theta ** 3) == 0
+    return bool(best and stationary and concave)
+
+
+LINKS = (("Q1 one head's pairing", link_heads), ("Q2 spread over the heads", link_spread),
+         ("Q3 split square", link_split), ("Q4 one background", link_group),
+         ("Q5 best theta", link_theta))
+
+
+def proved_floor_reaches(kappa: Fraction, c4: Fraction) -> bool:
+    """Q6: (sqrt(1/3) - sqrt(kappa))^2 >= c4, decided in exact rationals."""
+    rest = THIRD - kappa - c4
+    return rest >= 0 and rest * rest >= 4 * kappa * c4
+
+
+def largest_factor(c4: Fraction) -> float:
+    """The largest kappa the argument allows for c4: (sqrt(1/3) - sqrt(c4))^2 (0 if c4 >= 1/3)."""
+    return max(math.sqrt(1 / 3) - math.sqrt(c4), 0.0) ** 2
+
+
+def judge_every_d(case: Case, constants: Constants) -> Outcome:
+    """prop4.every_d: every link Q1-Q5, and Q6 at kappa = radius_scale^2 head_factor_every_d."""
+    c4 = Fraction(constants["prop4.c4"])
+    factor = Fraction(constants["prop4.head_factor_every_d"])
+    radius = Fraction(constants["prop4.radius_scale"])
+    kappa = radius * radius * factor
+    links = [(name, bool(fn())) for name, fn in LINKS]
+    reaches = proved_floor_reaches(kappa, c4)
+    floor = max(math.sqrt(1 / 3) - math.sqrt(kappa), 0.0) ** 2 if kappa <= THIRD else 0.0
+    first_d = math.ceil(1 / float(factor) ** 2)
+    text = "; ".join(f"{name}: {ok}" for name, ok in links)
+    detail = (f"{text}; for H <= {factor} sqrt(d) heads and ||B||_F <= {radius} d^(1/4), the lemma's "
+              f"target has inf_B L_s >= (sqrt(1/3) - sqrt({kappa}))^2 = {floor:.6g} for every d >= 3 "
+              f"(B(d) > 1/3: proofs/prop2.md P5) vs prop4.c4 = {c4}: "
+              f"{'reached' if reaches else 'NOT reached'} (the argument allows kappa up to "
+              f"{largest_factor(c4):.4g}); no H >= 1 is admissible below d = {first_d} (vacuous there); "
+              f"the configured head_factor = {constants['prop4.head_factor']} is beyond this route")
+    margin = floor / float(c4)
+    return Outcome(case.label, bool(all(ok for _, ok in links) and reaches), margin, Evidence.SYMBOLIC,
+                   detail, values={"floor": floor, "first_d_with_a_head": first_d,
+                                   "largest_kappa": largest_factor(c4)})
