@@ -45,7 +45,16 @@ def test_a_split_without_its_penalty_breaks_q3(monkeypatch):
 
 def test_the_word_model_with_another_bias_breaks_q1(monkeypatch):
     tm._biased_word_model(monkeypatch)
-    assert every.link_heads() is False
+    assert dict(every.LINKS)["Q1 one head's pairing"]() is False
+    assert every.judge_every_d(CASE, CONSTANTS).passed is False
+
+
+def test_it_does_not_rest_on_proposition_2s_check():
+    """The grouping facts it shares with Proposition 2 are evaluated by this check itself, so a
+    c1 that Proposition 2's route cannot reach leaves it alone (its constants do not include c1)."""
+    names = dict(every.LINKS)
+    assert {"P2 law of k given z", "P4 sum over z", "P5 B(d) > 1/3"} <= set(names)
+    assert "prop2.c1" not in CONSTANTS and every.judge_every_d(CASE, CONSTANTS).passed is True
 
 
 @pytest.mark.parametrize("d, seed", [(4, 0), (5, 1)])

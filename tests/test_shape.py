@@ -14,10 +14,12 @@ MAX_LINES = 600
 # (verify.certify: branch and bound over boxes of (d, eps), a search with certified answers;
 # verify.experiments: the finite-sample training of Section 5, an engine for the experiments' claims)
 # verify.results.plan_schedule: the three-phase plan's schedule and case grid, which Theorem 2 and
-# Corollary 1 share (one reconstruction of the lost step sizes; not a result)
+# Corollary 1 share (one reconstruction of the lost step sizes; not a result); verify.results.insertion:
+# the words grouped by their background (the insertion pairing), which the every-d arguments of
+# Propositions 2 and 4 share (not a result)
 RESULTS_MAY_IMPORT = ("verify.checks", "verify.ledger", "verify.results.common", "verify.engine", "verify.search",
                       "verify.certify", "verify.experiments", "verify.results.plan_schedule",
-                      "verify.results.lemmas")
+                      "verify.results.lemmas", "verify.results.insertion")
 # a result split over files imports its own parts (cor1_samples: Corollary 1's finite-sample
 # checks, merged into cor1.RESULT); a part never imports its result, nor another result
 PARTS = {"cor1": ("verify.results.cor1_samples",),

@@ -376,9 +376,12 @@ EVERY_D_STEPS = (
     ("prop4.every-d.q2", "|P(w) - P(z)|^2 <= 2 R^2 sum_h g_h^2 (Cauchy-Schwarz; distinct entries of B)"),
     ("prop4.every-d.q3", "(a - e)^2 >= (1 - theta) a^2 - (1/theta - 1) e^2"),
     ("prop4.every-d.q4", "each background's words cost >= rho(z) 2 (1 - theta)(1 - 1/S) less the spread"),
-    ("prop4.every-d.q5", "L_s >= (1 - theta) B(d) - (1/theta - 1) kappa, at best (sqrt B - sqrt kappa)^2"),
+    ("prop4.every-d.q5", "L_s >= (1 - theta) B(d) - (1/theta - 1) kappa for theta in (0, 1]; for kappa <= B(d) "
+     "at best (sqrt B - sqrt kappa)^2"),
     ("prop4.every-d.q6", "B(d) > 1/3 gives (sqrt(1/3) - sqrt(kappa))^2 >= c4 at kappa = radius_scale^2 "
-     "head_factor_every_d (exact rationals)"),
+     "head_factor_every_d <= 1/3 (exact rationals)"),
+    ("prop4.every-d.grouping", "Proposition 2's grouping by background, checked again here (proofs/prop2.md "
+     "P2, P4, P5): rho(w) = rho(z) C(n+k, k) (q/d)^k, the sum B(d), B(d) > 1/3"),
 )
 PROOF = (
     Obligation("prop4", "with H <= head_factor sqrt(d) fixed heads and ||B||_F <= d^(1/4) some s has "
@@ -390,12 +393,15 @@ PROOF = (
                "below proves c4 only for the smaller head_factor_every_d", STATED, Discharge.OPEN,
                uses=("prop4.every-d",), where="proofs/prop4.md, 'Every d'"),
     Obligation("prop4.every-d", "with H <= head_factor_every_d sqrt(d) heads and ||B||_F <= radius_scale "
-               "d^(1/4), the lemma's target has inf_B L_s >= (sqrt(1/3) - sqrt(kappa))^2 >= c4, every d >= 3 "
-               "(vacuous below d = 1/head_factor_every_d^2)", STATED, Discharge.FOLLOWS,
-               uses=("lemma-low-attention", *(node for node, _ in EVERY_D_STEPS), "prop2.every-d.p2",
-                     "prop2.every-d.p4", "prop2.every-d.p5"), where="proofs/prop4.md steps Q1-Q6"),
+               "d^(1/4), the lemma's target has inf_B L_s >= (sqrt(1/3) - sqrt(kappa))^2 >= c4 (kappa = "
+               "radius_scale^2 head_factor_every_d <= 1/3), every d >= 3 (vacuous below d = "
+               "1/head_factor_every_d^2: no head admissible)", STATED, Discharge.FOLLOWS,
+               uses=("lemma-low-attention", *(node for node, _ in EVERY_D_STEPS)),
+               where="proofs/prop4.md steps Q1-Q6"),
     *(Obligation(node, claim, STATED, Discharge.SYMBOLIC, ("prop4.every_d",),
-                 where=f"proofs/prop4.md step {node.split('.')[-1].upper()}") for node, claim in EVERY_D_STEPS),
+                 where=("proofs/prop2.md steps P2, P4, P5" if node.endswith("grouping") else
+                        f"proofs/prop4.md step {node.split('.')[-1].upper()}"))
+      for node, claim in EVERY_D_STEPS),
     Obligation("prop4.search", "no attention found below c4 (the value at the one found certified: an "
                "upper bound of the infimum, never a floor)", STATED, Discharge.SEARCH,
                ("prop4.floor", "prop4.certified_floor"), where="proofs/prop4.md"),
@@ -415,8 +421,10 @@ RESULT = Result(
               "for every d >= 3, H <= head_factor_every_d sqrt(d) heads and every attention, the low-"
               "attention target has inf_{||B||_F <= d^(1/4)} L_s >= c4: the insertion pairing per head, "
               "Cauchy-Schwarz over the heads and Proposition 2's B(d) > 1/3, every link by SymPy "
-              "(head_factor itself is not reached)", Evidence.SYMBOLIC, single_case("all d >= 3"),
-              judge_every_d, reconstructed=True, scope="H <= head_factor_every_d sqrt(d), every attention"),
+              "(head_factor itself is not reached; vacuous below d = 1/head_factor_every_d^2, where no "
+              "head is admissible)", Evidence.SYMBOLIC, single_case("all d >= 3"),
+              judge_every_d, reconstructed=True,
+              scope="H <= head_factor_every_d sqrt(d) (no head below d = 1/head_factor_every_d^2), every attention"),
         Check("prop4.floor", "Proposition 4",
               "min over searched attention of max_s inf_{||B||_F <= d^(1/4)} L_s >= c4",
               Evidence.SEARCH, _cases, _judge_floor, reconstructed=True),

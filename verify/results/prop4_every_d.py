@@ -2,10 +2,13 @@
 
 The text of A.5 lost everything after the low-attention lemma.  This argument (proofs/prop4.md,
 "Every d: the lemma and the insertion pairing", steps Q1-Q6) takes the lemma's target s
-(sum_h E[(gamma_s^(h))^2] <= H/d) and Proposition 2's grouping of the words by their background
-z (proofs/prop2.md steps P2, P4, P5: the law of k given z, the sum B(d) over the backgrounds and
-B(d) > 1/3).  Write P(w) = sum_h beta_h . gamma^(h)(w) (f = P - 1), R = radius_scale d^(1/4) and
-kappa = R^2 H/d.  Part of :mod:`verify.results.prop4` (which registers the check).
+(sum_h E[(gamma_s^(h))^2] <= H/d) and the grouping of the words by their background z that
+Proposition 2's argument uses (:mod:`.insertion`: the law of k given z, the sum B(d) over the
+backgrounds and B(d) > 1/3, evaluated again by this check).  Write P(w) = sum_h beta_h .
+gamma^(h)(w) (f = P - 1), R = radius_scale d^(1/4) and kappa = R^2 H/d.  The identities are
+checked by SymPy; the inequalities between them rest on standard facts proofs/prop4.md names
+(a square is >= 0, Cauchy-Schwarz, a convex combination lies between its extremes).  Part of
+:mod:`verify.results.prop4` (which registers the check).
 
 Q1  per head, model (1): P_h(w) - P_h(z) = g_h (beta_hs - P_h(z)), g_h = gamma_s^(h)(w).
 Q2  (sum_h g_h D_h)^2 <= (sum_h g_h^2)(sum_h D_h^2) (Cauchy-Schwarz), D_h = beta_hs - P_h(z)
@@ -18,11 +21,12 @@ Q4  one background with x = P(z), S its words' mass over rho(z): by Q3 with a = 
     group costs >= rho(z) [x^2/2 + W (2 - x)^2/2] - (1/theta - 1) R^2 sum_w rho(w) sum_h g_h^2,
     W = (1 - theta)(S - 1); the bracket is >= 2W/(1 + W) >= 2 (1 - theta)(1 - 1/S).
 Q5  summed (P4, and the lemma for the attention on s): L_s >= (1 - theta) B(d) - (1/theta - 1)
-    kappa, whose maximum over theta, at theta = sqrt(kappa/B) (kappa <= B), is
-    (sqrt B - sqrt kappa)^2.
+    kappa for every theta in (0, 1]; when kappa <= B(d), theta = sqrt(kappa/B) lies in (0, 1]
+    and gives (sqrt B - sqrt kappa)^2 (for kappa > B the route gives nothing).
 Q6  B(d) > 1/3 (P5), so for H <= head_factor_every_d sqrt(d): kappa <= radius_scale^2
-    head_factor_every_d =: k and L_s >= (sqrt(1/3) - sqrt k)^2, which is >= c4 iff
-    1/3 - k - c4 >= 0 and (1/3 - k - c4)^2 >= 4 k c4 (exact rationals).
+    head_factor_every_d =: k, and when k <= 1/3, L_s >= (sqrt(1/3) - sqrt k)^2; this is >= c4
+    iff 1/3 - k - c4 >= 0 and (1/3 - k - c4)^2 >= 4 k c4 (exact rationals; the first condition
+    gives k <= 1/3).
 """
 from __future__ import annotations
 
@@ -32,25 +36,11 @@ from fractions import Fraction
 import sympy as sp
 
 from ..checks import Case, Constants, Evidence, Outcome
-from ..engine import symbolic_word
-from ..engine.symbolic_word import Letter, Rest
-
-THIRD = Fraction(1, 3)  # proofs/prop2.md step P5: B(d) > 1/3 for every d >= 3 (the ledger uses that node)
+from .insertion import LIMIT as THIRD
+from .insertion import link_background_sum, link_fibre_law, link_limit, link_pairing
 
 _theta, _kappa, _B = sp.symbols("theta kappa B", positive=True)
-
-
-def link_heads() -> bool:
-    """Q1: on model (1) for one head (every other symbol in the sums V, U), with k s's added to
-    z: P(w) - P(z) = g (b_s - P(z)), g = k e^(a_s)/(k e^(a_s) + U)."""
-    k = sp.Symbol("k", positive=True)
-    a, b = sp.symbols("a_s b_s", real=True)
-    V, U, n = sp.symbols("V U n", positive=True)
-    background = Rest(count=n, numerator=V, denominator=U)
-    P_w = symbolic_word.word_output([Letter(k, a, b)], background) + 1
-    P_z = symbolic_word.word_output([], background) + 1
-    g = k * sp.exp(a) / (k * sp.exp(a) + U)
-    return sp.simplify(P_w - P_z - g * (b - P_z)) == 0
+_delta = sp.Symbol("delta", nonnegative=True)  # B - kappa >= 0
 
 
 def link_spread() -> bool:
@@ -93,18 +83,21 @@ def link_group() -> bool:
 
 def link_theta() -> bool:
     """Q5: (1 - theta) B - (1/theta - 1) kappa at theta = sqrt(kappa/B) is (sqrt B - sqrt kappa)^2,
-    a stationary point of a concave function of theta (second derivative -2 kappa/theta^3)."""
+    a stationary point of a concave function of theta (second derivative -2 kappa/theta^3); the
+    point lies in (0, 1] when kappa <= B (theta^2 = kappa/B), which Q6's k <= 1/3 < B(d) gives."""
     value = (1 - _theta) * _B - (1 / _theta - 1) * _kappa
     at = value.subs(_theta, sp.sqrt(_kappa / _B))
     best = sp.simplify(sp.expand(at - (sp.sqrt(_B) - sp.sqrt(_kappa)) ** 2)) == 0
     stationary = sp.simplify(sp.diff(value, _theta).subs(_theta, sp.sqrt(_kappa / _B))) == 0
     concave = sp.simplify(sp.diff(value, _theta, 2) + 2 * _kappa / _theta ** 3) == 0
-    return bool(best and stationary and concave)
+    inside = sp.simplify((sp.sqrt(_kappa / _B) ** 2).subs(_B, _kappa + _delta) - 1).is_nonpositive
+    return bool(best and stationary and concave and inside)
 
 
-LINKS = (("Q1 one head's pairing", link_heads), ("Q2 spread over the heads", link_spread),
+LINKS = (("Q1 one head's pairing", link_pairing), ("Q2 spread over the heads", link_spread),
          ("Q3 split square", link_split), ("Q4 one background", link_group),
-         ("Q5 best theta", link_theta))
+         ("Q5 best theta", link_theta), ("P2 law of k given z", link_fibre_law),
+         ("P4 sum over z", link_background_sum), ("P5 B(d) > 1/3", link_limit))
 
 
 def proved_floor_reaches(kappa: Fraction, c4: Fraction) -> bool:
@@ -131,6 +124,7 @@ def judge_every_d(case: Case, constants: Constants) -> Outcome:
     text = "; ".join(f"{name}: {ok}" for name, ok in links)
     detail = (f"{text}; for H <= {factor} sqrt(d) heads and ||B||_F <= {radius} d^(1/4), the lemma's "
               f"target has inf_B L_s >= (sqrt(1/3) - sqrt({kappa}))^2 = {floor:.6g} for every d >= 3 "
+              f"(kappa <= 1/3 needed) "
               f"(B(d) > 1/3: proofs/prop2.md P5) vs prop4.c4 = {c4}: "
               f"{'reached' if reaches else 'NOT reached'} (the argument allows kappa up to "
               f"{largest_factor(c4):.4g}); no H >= 1 is admissible below d = {first_d} (vacuous there); "
