@@ -390,7 +390,8 @@ RESULT = Result(
         Check("prop2.every_d", "Proposition 2 (every d, A.3 reconstructed)",
               "for every d >= 2, every beta~ and every alpha, s = argmin beta~ has L_s(alpha, beta~) >= c1: "
               "the insertion pairing gives P(w) <= P(z), each background's words cost >= rho(z) "
-              "2(1 - (1-t)^(n+1)), summed B(d) > 1/3 (d >= 3) and 1/2 at d = 2, every link by SymPy",
+              "2(1 - (1-t)^(n+1)), summed B(d) > 1/3 (d >= 3) and 1/2 at d = 2; the identities by SymPy, "
+              "the inequalities between them from the standard facts proofs/prop2.md names",
               Evidence.SYMBOLIC, single_case("all d >= 2"), judge_every_d, reconstructed=True,
               scope="every beta~ and alpha"),
         Check("prop2.large_output_search", "A.3 case beta~_s >= 1 (numeric)",

@@ -420,11 +420,13 @@ RESULT = Result(
         Check("prop4.every_d", "Proposition 4 (every d, a smaller head bound)",
               "for every d >= 3, H <= head_factor_every_d sqrt(d) heads and every attention, the low-"
               "attention target has inf_{||B||_F <= d^(1/4)} L_s >= c4: the insertion pairing per head, "
-              "Cauchy-Schwarz over the heads and Proposition 2's B(d) > 1/3, every link by SymPy "
+              "Cauchy-Schwarz over the heads and Proposition 2's B(d) > 1/3; the identities by SymPy, the "
+              "inequalities from the standard facts proofs/prop4.md names "
               "(head_factor itself is not reached; vacuous below d = 1/head_factor_every_d^2, where no "
               "head is admissible)", Evidence.SYMBOLIC, single_case("all d >= 3"),
               judge_every_d, reconstructed=True,
-              scope="H <= head_factor_every_d sqrt(d) (no head below d = 1/head_factor_every_d^2), every attention"),
+              scope="H <= head_factor_every_d sqrt(d) (no head below d = 1/head_factor_every_d^2), "
+                    "every attention"),
         Check("prop4.floor", "Proposition 4",
               "min over searched attention of max_s inf_{||B||_F <= d^(1/4)} L_s >= c4",
               Evidence.SEARCH, _cases, _judge_floor, reconstructed=True),
