@@ -111,8 +111,8 @@ def judge_every_d(case: Case, constants: Constants) -> Outcome:
     reach = (f"B(d) = (d-2)(d^3+d^2-4d+4)/(d(d-1)(3d^2-6d+4)) > 1/3 for every d >= 3 "
              f"(B(3) = {float(bound_at(3)):.4f}, B(5) = {float(bound_at(5)):.4f}, B -> 1/3) and 1/2 at d = 2")
     verdict = (f"c1 = {c1} <= 1/3: proved for every d >= 2" if failing is None
-               else f"c1 = {c1} is above the bound from d = {failing} on (smallest failing d = {failing}, "
-                    f"B = {float(bound_at(failing)) if failing >= 3 else 0.5:.6g})")
+               else f"c1 = {c1} is above the bound at d = {failing} (the smallest failing d; bound there "
+                    f"{float(bound_at(failing)) if failing >= 3 else 0.5:.6g})")
     detail = f"{text}; for s = argmin beta~ and every alpha, L_s >= {reach}; {verdict}"
     return Outcome(case.label, bool(proved and failing is None), float(LIMIT / c1), Evidence.SYMBOLIC,
                    detail, values={"bound_d3": float(bound_at(3)), "bound_limit": float(LIMIT),
