@@ -49,11 +49,14 @@ def test_an_engine_fault_in_the_word_model_or_law_turns_it_red(monkeypatch, faul
     assert every.judge_every_d(CASE, {"prop2.c1": Fraction(1, 5)}).passed is False
 
 
-def test_a_wrong_fibre_minimum_breaks_p3(monkeypatch):
-    """A background's words cost at least 2(S - 1)/S; a larger claimed minimum (the
-    negative word's cost left out: 2(S - 1)/S + 1/S) is not the quadratic's."""
-    monkeypatch.setattr(every, "fibre_minimum", lambda S: (2 * S - 1) / S)
-    assert every.link_fibre() is False
+def test_a_wrong_group_minimum_breaks_p3_and_proposition_4s_q4(monkeypatch):
+    """A background's words cost at least 2W/(1 + W); a larger claimed minimum (the negative
+    word's cost left out: (2W + 1)/(W + 1)) is not the quadratic's, in the shared module that
+    both every-d arguments use."""
+    from verify.results import insertion, prop4_every_d
+
+    monkeypatch.setattr(insertion, "group_minimum", lambda W: (2 * W + 1) / (W + 1))
+    assert every.link_fibre() is False and prop4_every_d.link_group() is False
     assert every.judge_every_d(CASE, {"prop2.c1": Fraction(1, 5)}).passed is False
 
 

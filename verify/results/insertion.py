@@ -10,6 +10,8 @@ the checks that use them evaluate them themselves, so each check's verdict rests
   output weight is >= beta_s.
 * :func:`link_fibre_law` — rho(w) = rho(z) C(n+k, k) (q/d)^k from the model's word law, and
   sum_k C(n+k, k) t^k = (1 - t)^(-(n+1)) for 0 < t = q/d < 1.
+* :func:`link_group_minimum` — one background's words, all predicting at most x: x^2/2 +
+  W (2 - x)^2/2 >= :func:`group_minimum` (W) = 2W/(1 + W), a completed square.
 * :func:`link_background_sum` — sum over the words without s of rho(z) u^n = G((d-1) u/d),
   summed by SymPy from the law of their lengths; and the closed form of :func:`bound_formula`.
 * :func:`link_limit` — B(d) > 1/3 for every real d >= 3, and B -> 1/3.
@@ -88,6 +90,24 @@ def link_fibre_law() -> bool:
     t3 = sp.simplify(t.subs(_d, 3 + _x))
     inside = bool(t3.is_positive) and bool(sp.simplify(1 - t3).is_positive)
     return bool(law_ok and sums and inside)
+
+
+def group_minimum(W):
+    """min over x of x^2/2 + W (2 - x)^2/2: one background's words in units of rho(z), the
+    negative word at x and positive words of total weight W predicting at most x (x <= 2)."""
+    return 2 * W / (1 + W)
+
+
+def link_group_minimum() -> bool:
+    """x^2/2 + W (2 - x)^2/2 - m = ((1 + W)/2)(x - m)^2 with m = :func:`group_minimum` (W) (a
+    square, W >= 0), and 2 - m = 2/(1 + W) > 0 (the case x > 2, where the negative word alone
+    costs x^2/2 > 2 > m)."""
+    x = sp.Symbol("x", real=True)
+    W = sp.Symbol("W", nonnegative=True)
+    best = group_minimum(W)
+    square = sp.simplify(x ** 2 / 2 + W * (2 - x) ** 2 / 2 - best - (1 + W) / 2 * (x - best) ** 2) == 0
+    gap = sp.simplify(2 - best - 2 / (1 + W)) == 0
+    return bool(square and gap)
 
 
 def link_background_sum() -> bool:

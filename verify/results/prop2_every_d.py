@@ -34,6 +34,7 @@ import sympy as sp
 from ..checks import Case, Constants, Evidence, Outcome
 from ..engine import symbolic_word
 from ..engine.symbolic_word import Letter
+from . import insertion
 from .insertion import (LIMIT, bound_at, bound_formula, link_background_sum, link_fibre_law,
                         link_limit, link_pairing)
 
@@ -42,23 +43,12 @@ AT_TWO = Fraction(1, 2)  # P6: the bound at d = 2
 _d, _t, _n = sp.symbols("d t n", positive=True)
 
 
-def fibre_minimum(S):
-    """P3: min over x of x^2/2 + (S - 1)(2 - x)^2/2, the cost of one background's words in units
-    of rho(z) when they all predict at most x (S = the fibre's mass over rho(z))."""
-    return 2 * (S - 1) / S
-
-
 def link_fibre() -> bool:
-    """P3: x^2/2 + (S - 1)(2 - x)^2/2 - m = (S/2)(x - m)^2 with m = :func:`fibre_minimum` (a
-    square, S >= 1); 2 - m = 2/S > 0 (the case x > 2, where the negative word alone costs
-    x^2/2 > 2); m = 2(1 - (1 - t)^(n+1)) at S = (1 - t)^(-(n+1))."""
-    S = sp.Symbol("S", positive=True)
-    x = sp.Symbol("x", real=True)
-    best = fibre_minimum(S)
-    square = sp.simplify(x ** 2 / 2 + (S - 1) * (2 - x) ** 2 / 2 - best - S / 2 * (x - best) ** 2) == 0
-    gap = sp.simplify(2 - best - 2 / S) == 0
-    per_z = sp.simplify(fibre_minimum((1 - _t) ** (-(_n + 1))) - 2 * (1 - (1 - _t) ** (_n + 1))) == 0
-    return bool(square and gap and per_z)
+    """P3: the group minimum (:func:`.insertion.link_group_minimum`) with W = S - 1 positive
+    words per negative one is 2(S - 1)/S = 2(1 - (1 - t)^(n+1)) at S = (1 - t)^(-(n+1))."""
+    S = (1 - _t) ** (-(_n + 1))
+    per_z = sp.simplify(insertion.group_minimum(S - 1) - 2 * (1 - (1 - _t) ** (_n + 1))) == 0
+    return bool(insertion.link_group_minimum() and per_z)
 
 
 def link_two() -> bool:

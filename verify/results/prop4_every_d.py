@@ -36,6 +36,7 @@ from fractions import Fraction
 import sympy as sp
 
 from ..checks import Case, Constants, Evidence, Outcome
+from . import insertion
 from .insertion import LIMIT as THIRD
 from .insertion import link_background_sum, link_fibre_law, link_limit, link_pairing
 
@@ -68,17 +69,13 @@ def link_split() -> bool:
 
 
 def link_group() -> bool:
-    """Q4: x^2/2 + W(2 - x)^2/2 - 2W/(1+W) = ((1+W)/2)(x - 2W/(1+W))^2, and
-    2W/(1+W) - 2(1 - theta)(1 - 1/S) = 2 theta (1 - theta)(S - 1)^2/(S (1 + W)) >= 0 at
-    W = (1 - theta)(S - 1)."""
-    x = sp.Symbol("x", real=True)
-    W, S = sp.symbols("W S", positive=True)
-    best = 2 * W / (1 + W)
-    square = sp.simplify(x ** 2 / 2 + W * (2 - x) ** 2 / 2 - best - (1 + W) / 2 * (x - best) ** 2) == 0
-    Wt = (1 - _theta) * (S - 1)
-    gap = sp.simplify(best.subs(W, Wt) - 2 * (1 - _theta) * (1 - 1 / S)
-                      - 2 * _theta * (1 - _theta) * (S - 1) ** 2 / (S * (1 + Wt))) == 0
-    return bool(square and gap)
+    """Q4: the group minimum (:func:`.insertion.link_group_minimum`) at W = (1 - theta)(S - 1),
+    and 2W/(1+W) - 2(1 - theta)(1 - 1/S) = 2 theta (1 - theta)(S - 1)^2/(S (1 + W)) >= 0."""
+    S = sp.Symbol("S", positive=True)
+    W = (1 - _theta) * (S - 1)
+    gap = sp.simplify(insertion.group_minimum(W) - 2 * (1 - _theta) * (1 - 1 / S)
+                      - 2 * _theta * (1 - _theta) * (S - 1) ** 2 / (S * (1 + W))) == 0
+    return bool(insertion.link_group_minimum() and gap)
 
 
 def link_theta() -> bool:
