@@ -48,6 +48,7 @@ def cmd_ledger(args: argparse.Namespace) -> int:
     from ..ledger import evaluate
     from ..report import proof_ledger
     from ..results import REGISTRY, proof_graph
+    from ..ledger.stated import as_stated
 
     cli_args.check_outputs(args, ("json",))
     graph = proof_graph()
@@ -67,14 +68,22 @@ def cmd_ledger(args: argparse.Namespace) -> int:
     if args.json != cli_args.STDOUT:
         standing = evaluate(graph, run)
         found = proof_ledger.verdicts(graph, REGISTRY, run)
+        stated = proof_ledger.stated_verdicts(graph, REGISTRY, run)
         said = "from " + args.source if args.source else "as declared (every check assumed to pass)"
         print(f"Proof ledger, standings {said}:")
         for root in roots:
             if root in found:
                 print(f"\n{root}: {found[root].text}")
-            print("\n".join(proof_ledger.tree_lines(graph, root, standing)))
+            seen: set[str] = set()
+            print("\n".join(proof_ledger.tree_lines(graph, root, standing, seen)))
+            if root in stated:
+                print(f"{root}, as the paper states it: {stated[root].text}")
+                print("\n".join(proof_ledger.tree_lines(graph, as_stated(root), standing, seen)))
         if not args.result:
             print("\n" + proof_ledger.headline_counts(found) + ".")
+            if stated:
+                print("As the paper states them (their lost constants existential): "
+                      + proof_ledger.headline_counts({**found, **stated}) + ".")
     if args.figures:
         _figures(graph, REGISTRY, run, Path(args.figures))
     return 0

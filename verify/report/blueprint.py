@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ..ledger import Level, Obligation, Piece, evaluate, verdict
+from ..ledger.stated import as_stated
 from .proof_ledger import best_level
 
 COLOURS = {Level.PROVED: "#2e7d32", Level.HAND: "#9ccc65", Level.ENGINE: "#d4e157",
@@ -154,8 +155,10 @@ def paper(graph: Mapping[str, Obligation], results: Sequence[str], facts, path: 
 
 
 def per_result(graph: Mapping[str, Obligation], result: str, folder: Path) -> Path:
-    """One result's blueprint as declared (every check assumed to pass): proofs/blueprint/<id>.png."""
+    """One result's blueprint as declared (every check assumed to pass): proofs/blueprint/<id>.png,
+    with the node of its statement as the paper words it where it has one."""
     path = folder / f"{result}.png"
-    draw(graph, [result], evaluate(graph, None), path,
+    roots = [result] + [node for node in (as_stated(result),) if node in graph]
+    draw(graph, roots, evaluate(graph, None), path,
          f"{result}: its proof's obligations as declared (statuses if every check passes)", strip=result)
     return path

@@ -39,6 +39,11 @@ How to read this report:
   engine's hand-proved lemmas), *hand proof*, *numeric*, *statistical* or *searched at points*,
   *open*. A failing, undecided or incomplete check is named first. The headline counts the
   results proved over their whole stated range, over part of it, and supported only.
+- *As the paper states it*: where the text lost a constant and says only "there is c > 0" or
+  "O(√d) heads", the verdict judges the configured constant (proofs/constants.toml) first, then
+  the paper's existential statement, composed from its own node (`RESULT.as-stated` in `verify
+  ledger`): one constant for every d, the smallest that a proof on its path uses (named in the
+  node's claim and in the result's proofs/ document). The headline counts both readings.
 - *Strongest evidence* names the kind of evidence of the statement's checks and the range it
   covers. Every check below states its own kind:
 {kinds}

@@ -12,6 +12,7 @@ from typing import Iterable, Mapping, Sequence
 from ..checks import Evidence, Result
 from ..ledger import CheckFacts, Level, Obligation, Piece, Region, Verdict, between, evaluate, verdict
 from ..ledger.region import points
+from ..ledger.stated import as_stated, integers_from
 from ..run.runner import CheckReport
 
 CHECKER_ACCEPTED = "accepted"  # Outcome.values["checker"] of a certificate the checker accepted
@@ -81,6 +82,35 @@ def verdicts(graph: Mapping[str, Obligation], results: Sequence[Result],
     return {r.id: verdict(graph[r.id], standing[r.id]) for r in results if r.id in graph}
 
 
+def stated_verdicts(graph: Mapping[str, Obligation], results: Sequence[Result],
+                    run: Mapping[str, CheckFacts] | None) -> dict[str, Verdict]:
+    """The verdict of each result that has a node for its statement as the paper words it
+    (:func:`verify.results.common.as_stated`: a lost constant read as existential), composed
+    from that node; a proved one is written with the node's range in words
+    (:func:`range_words`)."""
+    standing = evaluate(graph, run)
+    out = {}
+    for r in results:
+        node = as_stated(r.id)
+        if node in graph:
+            found, region = verdict(graph[node], standing[node]), graph[node].region
+            text = (f"proved for {range_words(region)}" if found.category == "proved" else
+                    found.text.replace(Region.of(d=region.get("d")).text(), range_words(Region.of(d=region.get("d")))))
+            out[r.id] = Verdict(found.category, text, found.proved, found.weakest)
+    return out
+
+
+def range_words(region: Region) -> str:
+    """A region in words, its d written "every integer d >= k" where its span is exactly the
+    integers from k (:func:`verify.results.common.integers_from`)."""
+    d = region.get("d")
+    lo = d.parts[0].lo if d.parts else None
+    if lo is None or not math.isfinite(lo) or lo != int(lo) or d != integers_from(int(lo)):
+        return region.text()
+    rest = region.text([name for name, _ in region.axes if name != "d"])
+    return f"every integer d ≥ {int(lo)}" + (f", {rest}" if rest else "")
+
+
 def headline_counts(found: Mapping[str, Verdict]) -> str:
     """"2 of 10 results proved over their whole stated range, 1 over part of it, 7 supported
     only" (and how many failed)."""
@@ -106,14 +136,15 @@ def node_line(ob: Obligation, pieces: list[Piece]) -> str:
     standing = "; ".join(_piece_text(p, ob.region) for p in pieces) or "nothing"
     how = ob.discharge.value + (f" by {', '.join(ob.checks)}" if ob.checks else "")
     where = f" [{ob.where}]" if ob.where else ""
-    return f"{ob.id}: {standing} — {how}: {ob.claim} ({ob.region.text()}){where}"
+    return f"{ob.id}: {standing} — {how}: {ob.claim} ({range_words(ob.region)}){where}"
 
 
-def tree_lines(graph: Mapping[str, Obligation], root: str,
-               standing: Mapping[str, list[Piece]]) -> list[str]:
-    """The proof under ``root`` as an indented tree; a node met again is named, not repeated."""
+def tree_lines(graph: Mapping[str, Obligation], root: str, standing: Mapping[str, list[Piece]],
+               seen: set[str] | None = None) -> list[str]:
+    """The proof under ``root`` as an indented tree; a node met again (here, or in ``seen``: the
+    trees printed before, which this one extends) is named, not repeated."""
     lines: list[str] = []
-    seen: set[str] = set()
+    seen = set() if seen is None else seen
 
     def walk(node: str, depth: int) -> None:
         pad = "  " * depth
@@ -135,9 +166,13 @@ def ledger_json(graph: Mapping[str, Obligation], results: Sequence[Result],
     JSON report's form)."""
     standing = evaluate(graph, run)
     found = verdicts(graph, results, run)
+    stated = stated_verdicts(graph, results, run)
     return {
         "statuses": "from a run" if run is not None else "as declared (every check assumed to pass)",
-        "results": {rid: {"verdict": v.category, "text": v.text, "weakest": list(v.weakest)}
+        "results": {rid: {"verdict": v.category, "text": v.text, "weakest": list(v.weakest),
+                          **({"as_stated": {"verdict": stated[rid].category, "text": stated[rid].text,
+                                            "weakest": list(stated[rid].weakest)}}
+                             if rid in stated else {})}
                     for rid, v in found.items()},
         "nodes": {nid: {"claim": ob.claim, "region": ob.region.text(), "discharge": ob.discharge.value,
                         "checks": list(ob.checks), "uses": list(ob.uses), "where": ob.where,

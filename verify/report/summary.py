@@ -205,6 +205,9 @@ def strongest(reps: Sequence[CheckReport], keep: int = 3) -> str:
     return "; ".join(phrases) or "-"
 
 
+STATED_WORDS = "As the paper states it, its lost constants existential"
+
+
 def verdict(reps: Sequence[CheckReport], composed: Verdict | None = None) -> str:
     """A result's verdict: a failing, undecided or incomplete check first; else the proof
     ledger's composed verdict (``composed``), or "holds" from the checks' statuses where the
@@ -224,13 +227,15 @@ def verdict(reps: Sequence[CheckReport], composed: Verdict | None = None) -> str
 
 
 def _composed(reports: Sequence[CheckReport], results: Sequence[Result],
-              graph: Mapping[str, Obligation] | None) -> dict[str, Verdict]:
-    """The ledger's verdict of each result whose every check ran here (none without a graph)."""
+              graph: Mapping[str, Obligation] | None, stated: bool = False) -> dict[str, Verdict]:
+    """The ledger's verdict of each result whose every check ran here (none without a graph);
+    ``stated``: of its statement as the paper words it, for the results that have one."""
     if graph is None:
         return {}
     ran = {r.check.id for r in reports}
     whole = [r for r in results if r.id in graph and all(c.id in ran for c in r.checks)]
-    return proof_ledger.verdicts(graph, whole, proof_ledger.facts(reports))
+    compose = proof_ledger.stated_verdicts if stated else proof_ledger.verdicts
+    return compose(graph, whole, proof_ledger.facts(reports))
 
 
 def discrepancy_text(reps: Sequence[CheckReport]) -> str:
@@ -244,6 +249,7 @@ def summary_rows(reports: Sequence[CheckReport], results: Sequence[Result],
     verdict is composed from the result's proof (``category``: proved, proved in part,
     supported, failed; "checked" where the ledger did not judge it)."""
     composed = _composed(reports, results, graph)
+    as_stated = _composed(reports, results, graph, stated=True)
     out = []
     for result in results:
         reps = [r for r in reports if r.result.id == result.id]
@@ -253,10 +259,14 @@ def summary_rows(reports: Sequence[CheckReport], results: Sequence[Result],
         text = verdict(reps, found)
         category = ("failed" if text.split(" ")[0] in BAD or text.startswith("discrepancy not")
                     else found.category if found else "checked")
-        out.append({"result": result.id, "name": result.name,
-                    "statement": result.short or result.statement, "verdict": text,
-                    "category": category, "evidence": strongest(reps),
-                    "discrepancies": discrepancy_text(reps)})
+        stated = as_stated.get(result.id)
+        row = {"result": result.id, "name": result.name, "statement": result.short or result.statement,
+               "verdict": text, "category": category, "evidence": strongest(reps),
+               "discrepancies": discrepancy_text(reps)}
+        if stated is not None and category != "failed":
+            row["verdict"] = f"{text}. {STATED_WORDS}: {stated.text}"
+            row["as_stated"] = {"category": stated.category, "text": stated.text}
+        out.append(row)
     return out
 
 
@@ -291,15 +301,25 @@ def section5_line(reports: Sequence[CheckReport], recorded: Mapping | None) -> s
 def headline(reports: Sequence[CheckReport], results: Sequence[Result], recorded: Mapping | None,
              graph: Mapping[str, Obligation] | None = None) -> str:
     """How many results are proved over their stated range, over part of it, or supported only
-    (or fail), then the Section 5 line."""
+    (or fail); the same counts with the statements as the paper words them, where some result
+    has one; then the Section 5 line."""
     rows = summary_rows(reports, results, graph)
-    count = {c: sum(r["category"] == c for r in rows)
+    text = "Results: " + _counts(rows, "category")
+    bad = [f"{r['name']} {r['verdict']}" for r in rows if r["category"] == "failed"]
+    text += f"; {'; '.join(bad)}." if bad else "."
+    named = [r["name"] for r in rows if "as_stated" in r]
+    if named:
+        text += (f" Read as the paper states them, their lost constants existential ({', '.join(named)}): "
+                 + _counts([{**r, "stated": r.get("as_stated", {}).get("category", r["category"])}
+                            for r in rows], "stated") + ".")
+    return text + " " + section5_line(reports, recorded)
+
+
+def _counts(rows: Sequence[Mapping], key: str) -> str:
+    count = {c: sum(r[key] == c for r in rows)
              for c in ("proved", "proved in part", "supported", "failed", "checked")}
     parts = [f"{count['proved']} of {len(rows)} proved over their whole stated range",
              f"{count['proved in part']} over part of it", f"{count['supported']} supported only"]
     if count["checked"]:
         parts.append(f"{count['checked']} checked without the proof ledger")
-    bad = [f"{r['name']} {r['verdict']}" for r in rows if r["category"] == "failed"]
-    text = "Results: " + ", ".join(parts)
-    text += f"; {'; '.join(bad)}." if bad else "."
-    return text + " " + section5_line(reports, recorded)
+    return ", ".join(parts)

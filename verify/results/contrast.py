@@ -19,8 +19,10 @@ import math
 from typing import Mapping
 
 from ..checks import Case, Check, Constants, Evidence, Exhibit, Outcome, Profile, Result
-from ..ledger import Discharge, Obligation, Region, at_least
+from ..ledger import Discharge, Obligation, Region, at_least, between
+from ..ledger.stated import as_stated, integers_from
 from .common import grid_label, judge_once
+from .plan_schedule import STEP_SIZES
 
 D_GRID = {Profile.QUICK: [9], Profile.DEFAULT: [9, 16], Profile.FULL: [9, 16, 25, 49]}
 MIN_D = 9  # Theorem 1's range
@@ -88,6 +90,13 @@ def _judge(case: Case, constants: Constants) -> Outcome:
 
 STATED = Region.of(d=at_least(9))
 PROOF = (
+    Obligation(as_stated("contrast"), "the text's reading, its lost constants existential: for every integer "
+               "d >= 9 and eps below every floor constant (c1; Proposition 3's and 4's as the paper states "
+               "them; c3), the three-phase plan reaches eps while attention only, output only, "
+               "max(1, a sqrt(d)) fixed heads and attention first stay above it",
+               Region.of(d=integers_from(9), eps=between(0, 1, True, True), **STEP_SIZES), Discharge.FOLLOWS,
+               uses=("thm2", "prop2", as_stated("prop3"), as_stated("prop4"), "thm1"),
+               where="proofs/contrast.md, 'As the paper states it'"),
     Obligation("contrast", "for the same d, the three-phase plan reaches eps while every simpler plan "
                "stays above it", STATED, Discharge.EITHER, uses=("contrast.by-results", "contrast.search")),
     Obligation("contrast.by-results", "Theorem 2 with Propositions 2-4 and Theorem 1, for eps below every "

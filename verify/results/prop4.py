@@ -37,6 +37,7 @@ import numpy as np
 
 from ..checks import Calibration, Case, Check, Constants, Evidence, Outcome, Profile, Result
 from ..ledger import Discharge, Obligation, Region, at_least
+from ..ledger.stated import as_stated, integers_from
 from ..engine import general
 from ..engine.precision import working
 from ..search import argmax, decisive, multistart
@@ -384,6 +385,18 @@ EVERY_D_STEPS = (
      "P2, P4, P5): rho(w) = rho(z) C(n+k, k) (q/d)^k, the sum B(d), B(d) > 1/3"),
 )
 PROOF = (
+    Obligation(as_stated("prop4"), "the text's 'O(sqrt(d)) heads': there are a, c > 0 such that for every "
+               "integer d >= 3 at most max(1, a sqrt(d)) fixed heads with ||B||_F <= d^(1/4) leave some s "
+               "with inf_B L_s >= c (a = min(head_factor, head_factor_every_d), c = min(c4, c2, c2_every_d))",
+               Region.of(d=integers_from(3)), Discharge.FOLLOWS,
+               uses=("prop4.heads", "prop4.one-head"), where="proofs/prop4.md, 'As the paper states it'"),
+    Obligation("prop4.heads", "some s keeps inf_B L_s >= c4 with H <= a sqrt(d) heads, a = "
+               "min(head_factor, head_factor_every_d) (no head admissible below d = 1/a^2)", STATED,
+               Discharge.EITHER, uses=("prop4", "prop4.every-d")),
+    Obligation("prop4.one-head", "H = 1: model (2) is model (1) with beta = B, and the ball ||B||_F <= "
+               "d^(1/4) only raises the infimum, so Proposition 3's target keeps inf_B L_s >= its constant",
+               Region.of(d=integers_from(3)), Discharge.FOLLOWS, uses=(as_stated("prop3"),),
+               where="proofs/prop4.md, 'As the paper states it'"),
     Obligation("prop4", "with H <= head_factor sqrt(d) fixed heads and ||B||_F <= d^(1/4) some s has "
                "inf_B L_s >= c4", STATED, Discharge.EITHER, uses=("prop4.a5", "prop4.search")),
     Obligation("prop4.a5", "A.5: from the low-attention lemma to the floor", STATED, Discharge.FOLLOWS,
