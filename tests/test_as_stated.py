@@ -127,3 +127,20 @@ def test_the_summary_row_and_the_headline_show_both_readings():
     (row,) = summary_rows(reports(False), [result], graph)  # a failing check: no second reading
     assert row["category"] == "failed" and "as_stated" not in row and "As the paper" not in row["verdict"]
     assert "Read as the paper" not in headline(reports(False), [result], None, graph)
+
+
+def test_one_head_is_model_1_so_proposition_4_at_h_1_is_proposition_3():
+    """prop4.one-head's step, on the engine: with H = 1 the multi-head moments (Q, m_s) are the
+    single-head ones (M, m_s), so L_s(B) is Proposition 3's L_s(alpha, beta) with beta = B."""
+    import numpy as np
+
+    from verify.engine import general
+    from verify.engine.general.heads import head_moments_float
+
+    rng = np.random.default_rng(7)
+    for d in (3, 4):
+        alpha = rng.normal(0, 1.5, d)
+        M, P = general.target_moments_float(d, alpha)
+        for s in range(d):
+            Q, m, _ = head_moments_float(d, s, [alpha])
+            assert np.allclose(Q, M, rtol=1e-7, atol=1e-10) and np.allclose(m, P[:, s], rtol=1e-7, atol=1e-10)
