@@ -28,7 +28,10 @@ def test_the_existential_statements_are_proved_for_every_integer_d_as_declared()
     assert set(found) == set(NAMED)  # the other results have one statement
     assert found["prop3"].text == "proved for every integer d ≥ 3"
     assert found["prop4"].text == "proved for every integer d ≥ 3"
+    # the contrast only below eps0, the smallest floor constant (at eps = 1/2 the output-only floor
+    # at alpha = 0, 0.29 at d = 9, is below eps: the separation is false there)
     assert found["contrast"].text.startswith("proved for every integer d ≥ 9, ε ∈ (0, 1)")
+    assert found["contrast"].text.endswith("ε/ε₀ ∈ (0, 1)")
     configured = proof_ledger.verdicts(proof_graph(), REGISTRY, None)
     assert configured["prop3"].category == "proved in part" and configured["prop4"].category == "supported"
 
@@ -36,7 +39,7 @@ def test_the_existential_statements_are_proved_for_every_integer_d_as_declared()
 def test_each_reading_names_its_constant_and_its_uses():
     graph = proof_graph()
     assert graph[as_stated("prop3")].uses == ("prop3", "prop3.every-d")
-    assert "min(c2, c2_every_d)" in graph[as_stated("prop3")].claim
+    assert "c = min(prop3.c2, prop3.c2_every_d), not prop3.c2 itself" in graph[as_stated("prop3")].claim
     assert "min(head_factor, head_factor_every_d)" in graph[as_stated("prop4")].claim
     assert graph["prop4.one-head"].uses == (as_stated("prop3"),)
     assert set(graph[as_stated("contrast")].uses) == {"thm2", "prop2", as_stated("prop3"),
@@ -71,7 +74,7 @@ def test_a_cube_the_checker_did_not_accept_leaves_d_3_engine_only():
                                (Region.of(d=points(5)), True)))
     found = stated(passing_run(**{"prop3.all_attention": cube, "prop3.sharp": CheckFacts("FAIL")}))
     assert found["prop3"].category == "proved in part"
-    assert found["prop3"].text.startswith("proved for d ∈ 4 ∪ 5 ∪ 6 ∪ 7 ∪ 8 ∪ 9 ∪ ≥ 10 (stated: every integer d ≥ 3)")
+    assert found["prop3"].text.startswith("proved for every integer d ≥ 4 (stated: every integer d ≥ 3)")
     assert "d = 3: certified, engine only (prop3.cube)" in found["prop3"].text
     assert stated(passing_run(**{"prop3.all_attention": cube}))["prop3"].category == "proved"
 
@@ -96,6 +99,7 @@ def test_verify_ledger_prints_both_readings_and_both_counts(capsys):
     assert main(["ledger", "prop4", "--json", "-"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["results"]["prop4"]["as_stated"]["verdict"] == "proved"
+    assert {"prop4.as-stated", "prop4.one-head", "prop3.as-stated"} <= set(data["nodes"])
 
 
 def test_the_summary_row_and_the_headline_show_both_readings():
@@ -117,13 +121,15 @@ def test_the_summary_row_and_the_headline_show_both_readings():
                 CheckReport(result, step, [Outcome("all d", step_passes, None, Evidence.SYMBOLIC, "")])]
 
     (row,) = summary_rows(reports(True), [result], graph)
-    assert row["verdict"] == ("supported: searched at points (x). As the paper states it, its lost "
-                              "constants existential: proved for every integer d ≥ 3")
-    assert row["as_stated"] == {"category": "proved", "text": "proved for every integer d ≥ 3"}
+    assert row["verdict"] == ("supported: searched at points (x). As the paper states it, a lost "
+                              "constant existential (there is c > 0): proved for every integer d ≥ 3")
+    assert row["as_stated"] == {"category": "proved", "text": "proved for every integer d ≥ 3",
+                                "reading": "there is c > 0"}
     text = headline(reports(True), [result], None, graph)
     assert text.startswith("Results: 0 of 1 proved over their whole stated range, 0 over part of it, "
                            "1 supported only. Read as the paper states them, their lost constants "
-                           "existential (X): 1 of 1 proved over their whole stated range")
+                           "existential and smaller (X; each row names the smaller constants): 1 of 1 "
+                           "proved over their whole stated range")
     (row,) = summary_rows(reports(False), [result], graph)  # a failing check: no second reading
     assert row["category"] == "failed" and "as_stated" not in row and "As the paper" not in row["verdict"]
     assert "Read as the paper" not in headline(reports(False), [result], None, graph)
@@ -144,3 +150,21 @@ def test_one_head_is_model_1_so_proposition_4_at_h_1_is_proposition_3():
         for s in range(d):
             Q, m, _ = head_moments_float(d, s, [alpha])
             assert np.allclose(Q, M, rtol=1e-7, atol=1e-10) and np.allclose(m, P[:, s], rtol=1e-7, atol=1e-10)
+
+
+def test_the_ball_only_raises_the_one_head_floor():
+    """prop4.one-head's second step: at H = 1 the floor over ||B||_F <= R is at least
+    Proposition 3's floor (the infimum over every beta), target by target, and equals it once
+    the ball holds Proposition 3's minimiser."""
+    import numpy as np
+
+    from verify.results import prop3, prop4
+
+    rng = np.random.default_rng(11)
+    for d in (3, 5):
+        alpha = rng.normal(0, 1.5, d)
+        free = prop3.floors_float(d, alpha)
+        for R in (0.5, d ** 0.25, 1e6):
+            ball = prop4.floors(d, 1, alpha, R)
+            assert np.all(ball >= free - 1e-9), (d, R)
+        assert np.allclose(prop4.floors(d, 1, alpha, 1e6), free, atol=1e-7)

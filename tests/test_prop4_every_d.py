@@ -30,6 +30,13 @@ def test_a_larger_head_factor_radius_or_floor_turns_it_red(change):
     assert every.judge_every_d(CASE, {**CONSTANTS, **change}).passed is False
 
 
+def test_a_ball_smaller_than_the_texts_is_refused():
+    """radius_scale < 1 makes the bound easier (kappa smaller) but proves the floor over a
+    smaller ball than ||B||_F <= d^(1/4): less than the claim, so the check fails and says why."""
+    out = every.judge_every_d(CASE, {**CONSTANTS, "prop4.radius_scale": Fraction(1, 2)})
+    assert out.passed is False and "NOT the text's ball" in out.detail
+
+
 def test_the_exact_comparison_agrees_with_floats_near_the_edge():
     c4 = Fraction(1, 10)
     edge = every.largest_factor(c4)

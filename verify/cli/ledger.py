@@ -62,6 +62,8 @@ def cmd_ledger(args: argparse.Namespace) -> int:
         data = proof_ledger.ledger_json(graph, REGISTRY, run)
         if args.result:
             keep = set(_under(graph, args.result))
+            if as_stated(args.result) in graph:  # and the node of its statement as the paper words it
+                keep |= set(_under(graph, as_stated(args.result)))
             data["nodes"] = {k: v for k, v in data["nodes"].items() if k in keep}
             data["results"] = {k: v for k, v in data["results"].items() if k == args.result}
         cli_args.write_text(args.json, json.dumps(data, indent=2, ensure_ascii=False), "--json")

@@ -21,4 +21,4 @@ def as_stated(result_id: str) -> str:
 def integers_from(lo: int, upto: int = 10) -> Span:
     """Every integer d >= lo as a span: the points lo .. upto - 1, then [upto, inf) (the ledger's
     spans are real; an alphabet size is an integer, and a proof at single d covers no gap)."""
-    return points(*range(lo, upto)).union(at_least(upto))
+    return points(*range(lo, upto)).union(at_least(max(lo, upto)))

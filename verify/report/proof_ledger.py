@@ -7,12 +7,13 @@ Only presentation: the composition is :mod:`verify.ledger`'s; the graph (every r
 from __future__ import annotations
 
 import math
+import re
 from typing import Iterable, Mapping, Sequence
 
 from ..checks import Evidence, Result
 from ..ledger import CheckFacts, Level, Obligation, Piece, Region, Verdict, between, evaluate, verdict
 from ..ledger.region import points
-from ..ledger.stated import as_stated, integers_from
+from ..ledger.stated import as_stated
 from ..run.runner import CheckReport
 
 CHECKER_ACCEPTED = "accepted"  # Outcome.values["checker"] of a certificate the checker accepted
@@ -85,30 +86,37 @@ def verdicts(graph: Mapping[str, Obligation], results: Sequence[Result],
 def stated_verdicts(graph: Mapping[str, Obligation], results: Sequence[Result],
                     run: Mapping[str, CheckFacts] | None) -> dict[str, Verdict]:
     """The verdict of each result that has a node for its statement as the paper words it
-    (:func:`verify.results.common.as_stated`: a lost constant read as existential), composed
-    from that node; a proved one is written with the node's range in words
-    (:func:`range_words`)."""
+    (:func:`verify.ledger.stated.as_stated`: a lost constant read as existential), composed
+    from that node, its ranges in words (:func:`integer_words`)."""
     standing = evaluate(graph, run)
     out = {}
     for r in results:
         node = as_stated(r.id)
         if node in graph:
-            found, region = verdict(graph[node], standing[node]), graph[node].region
-            text = (f"proved for {range_words(region)}" if found.category == "proved" else
-                    found.text.replace(Region.of(d=region.get("d")).text(), range_words(Region.of(d=region.get("d")))))
-            out[r.id] = Verdict(found.category, text, found.proved, found.weakest)
+            found = verdict(graph[node], standing[node])
+            out[r.id] = Verdict(found.category, integer_words(found.text), found.proved, found.weakest)
     return out
 
 
+_RUN = re.compile(r"d ∈ ((?:\d+ ∪ )+)≥ (\d+)(?![\d.])")
+
+
+def integer_words(text: str) -> str:
+    """Each "d ∈ 3 ∪ 4 ∪ … ∪ 9 ∪ ≥ 10" in ``text`` whose points are the consecutive integers up
+    to the interval's end (:func:`verify.ledger.stated.integers_from`) written "every integer
+    d ≥ 3"; any other union is left as it is."""
+    def words(match: re.Match) -> str:
+        ks = [int(k) for k in match.group(1).split(" ∪ ") if k]
+        if ks == list(range(ks[0], int(match.group(2)))):
+            return f"every integer d ≥ {ks[0]}"
+        return match.group(0)
+
+    return _RUN.sub(words, text)
+
+
 def range_words(region: Region) -> str:
-    """A region in words, its d written "every integer d >= k" where its span is exactly the
-    integers from k (:func:`verify.results.common.integers_from`)."""
-    d = region.get("d")
-    lo = d.parts[0].lo if d.parts else None
-    if lo is None or not math.isfinite(lo) or lo != int(lo) or d != integers_from(int(lo)):
-        return region.text()
-    rest = region.text([name for name, _ in region.axes if name != "d"])
-    return f"every integer d ≥ {int(lo)}" + (f", {rest}" if rest else "")
+    """A region in words (:func:`integer_words` of its text)."""
+    return integer_words(region.text())
 
 
 def headline_counts(found: Mapping[str, Verdict]) -> str:

@@ -20,6 +20,7 @@ from typing import Mapping, Sequence
 
 from ..checks import Evidence, Reach, Result
 from ..ledger import Obligation, Verdict
+from ..ledger.stated import as_stated
 from ..run.runner import CheckReport
 from ..status import BAD, Status
 from . import proof_ledger
@@ -205,7 +206,8 @@ def strongest(reps: Sequence[CheckReport], keep: int = 3) -> str:
     return "; ".join(phrases) or "-"
 
 
-STATED_WORDS = "As the paper states it, its lost constants existential"
+STATED_WORDS = "As the paper states it, a lost constant existential"
+STATED_WORDS_ALL = "Read as the paper states them, their lost constants existential and smaller"
 
 
 def verdict(reps: Sequence[CheckReport], composed: Verdict | None = None) -> str:
@@ -249,7 +251,7 @@ def summary_rows(reports: Sequence[CheckReport], results: Sequence[Result],
     verdict is composed from the result's proof (``category``: proved, proved in part,
     supported, failed; "checked" where the ledger did not judge it)."""
     composed = _composed(reports, results, graph)
-    as_stated = _composed(reports, results, graph, stated=True)
+    readings = _composed(reports, results, graph, stated=True)
     out = []
     for result in results:
         reps = [r for r in reports if r.result.id == result.id]
@@ -259,13 +261,14 @@ def summary_rows(reports: Sequence[CheckReport], results: Sequence[Result],
         text = verdict(reps, found)
         category = ("failed" if text.split(" ")[0] in BAD or text.startswith("discrepancy not")
                     else found.category if found else "checked")
-        stated = as_stated.get(result.id)
+        stated = readings.get(result.id)
         row = {"result": result.id, "name": result.name, "statement": result.short or result.statement,
                "verdict": text, "category": category, "evidence": strongest(reps),
                "discrepancies": discrepancy_text(reps)}
         if stated is not None and category != "failed":
-            row["verdict"] = f"{text}. {STATED_WORDS}: {stated.text}"
-            row["as_stated"] = {"category": stated.category, "text": stated.text}
+            reading = graph[as_stated(result.id)].claim
+            row["verdict"] = f"{text}. {STATED_WORDS} ({reading}): {stated.text}"
+            row["as_stated"] = {"category": stated.category, "text": stated.text, "reading": reading}
         out.append(row)
     return out
 
@@ -309,7 +312,7 @@ def headline(reports: Sequence[CheckReport], results: Sequence[Result], recorded
     text += f"; {'; '.join(bad)}." if bad else "."
     named = [r["name"] for r in rows if "as_stated" in r]
     if named:
-        text += (f" Read as the paper states them, their lost constants existential ({', '.join(named)}): "
+        text += (f" {STATED_WORDS_ALL} ({', '.join(named)}; each row names the smaller constants): "
                  + _counts([{**r, "stated": r.get("as_stated", {}).get("category", r["category"])}
                             for r in rows], "stated") + ".")
     return text + " " + section5_line(reports, recorded)
@@ -322,4 +325,6 @@ def _counts(rows: Sequence[Mapping], key: str) -> str:
              f"{count['proved in part']} over part of it", f"{count['supported']} supported only"]
     if count["checked"]:
         parts.append(f"{count['checked']} checked without the proof ledger")
+    if count["failed"]:
+        parts.append(f"{count['failed']} failed")
     return ", ".join(parts)

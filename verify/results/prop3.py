@@ -327,10 +327,9 @@ EVERY_D_STEPS = (
     ("prop3.every-d.a9", "summation by parts: the bounds at d = 5..9 and over d >= 10, exact, >= c2_every_d"),
 )
 PROOF = (
-    Obligation(as_stated("prop3"), "the text's 'there is c2 > 0': one constant, min(c2, c2_every_d), for "
-               "every integer d >= 3 (c2 where the configured statement is proved, c2_every_d where "
-               "A.4's reconstruction is)", Region.of(d=integers_from(3)), Discharge.EITHER,
-               uses=("prop3", "prop3.every-d"), where="proofs/prop3.md, 'As the paper states it'"),
+    Obligation(as_stated("prop3"), "one c > 0 for every d: c = min(prop3.c2, prop3.c2_every_d), not prop3.c2 "
+               "itself", Region.of(d=integers_from(3)), Discharge.EITHER, uses=("prop3", "prop3.every-d"),
+               where="proofs/prop3.md, 'As the paper states it'"),
     Obligation("prop3", "for every fixed attention alpha some s has inf_beta L_s(alpha, beta) >= c2",
                STATED, Discharge.EITHER, uses=("prop3.a4", "prop3.cube", "prop3.by-sharp", "prop3.search")),
     Obligation("prop3.a4", "A.4's argument for every d at c2 (lost in the text): the low-attention "

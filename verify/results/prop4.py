@@ -385,11 +385,10 @@ EVERY_D_STEPS = (
      "P2, P4, P5): rho(w) = rho(z) C(n+k, k) (q/d)^k, the sum B(d), B(d) > 1/3"),
 )
 PROOF = (
-    Obligation(as_stated("prop4"), "the text's 'O(sqrt(d)) heads': there are a, c > 0 such that for every "
-               "integer d >= 3 at most max(1, a sqrt(d)) fixed heads with ||B||_F <= d^(1/4) leave some s "
-               "with inf_B L_s >= c (a = min(head_factor, head_factor_every_d), c = min(c4, c2, c2_every_d))",
-               Region.of(d=integers_from(3)), Discharge.FOLLOWS,
-               uses=("prop4.heads", "prop4.one-head"), where="proofs/prop4.md, 'As the paper states it'"),
+    Obligation(as_stated("prop4"), "some a, c > 0: H <= max(1, a sqrt(d)) heads, a = min(head_factor, "
+               "head_factor_every_d), c = min(c4, c2, c2_every_d); not H <= head_factor sqrt(d) with c4",
+               Region.of(d=integers_from(3)), Discharge.FOLLOWS, uses=("prop4.heads", "prop4.one-head"),
+               where="proofs/prop4.md, 'As the paper states it'"),
     Obligation("prop4.heads", "some s keeps inf_B L_s >= c4 with H <= a sqrt(d) heads, a = "
                "min(head_factor, head_factor_every_d) (no head admissible below d = 1/a^2)", STATED,
                Discharge.EITHER, uses=("prop4", "prop4.every-d")),

@@ -118,6 +118,7 @@ def judge_every_d(case: Case, constants: Constants) -> Outcome:
     reaches = proved_floor_reaches(kappa, c4)
     floor = max(math.sqrt(1 / 3) - math.sqrt(kappa), 0.0) ** 2 if kappa <= THIRD else 0.0
     first_d = math.ceil(1 / float(factor) ** 2)
+    text_ball = radius >= 1  # the claim is the text's ball d^(1/4): a smaller one proves less
     text = "; ".join(f"{name}: {ok}" for name, ok in links)
     detail = (f"{text}; for H <= {factor} sqrt(d) heads and ||B||_F <= {radius} d^(1/4), the lemma's "
               f"target has inf_B L_s >= (sqrt(1/3) - sqrt({kappa}))^2 = {floor:.6g} for every d >= 3 "
@@ -125,8 +126,10 @@ def judge_every_d(case: Case, constants: Constants) -> Outcome:
               f"(B(d) > 1/3: proofs/prop2.md P5) vs prop4.c4 = {c4}: "
               f"{'reached' if reaches else 'NOT reached'} (the argument allows kappa up to "
               f"{largest_factor(c4):.4g}); no H >= 1 is admissible below d = {first_d} (vacuous there); "
-              f"the configured head_factor = {constants['prop4.head_factor']} is beyond this route")
+              f"the configured head_factor = {constants['prop4.head_factor']} is beyond this route"
+              + ("" if text_ball else f"; NOT the text's ball: radius_scale = {radius} < 1 proves "
+                 f"inf over a smaller ball than ||B||_F <= d^(1/4), which is less than Proposition 4"))
     margin = floor / float(c4)
-    return Outcome(case.label, bool(all(ok for _, ok in links) and reaches), margin, Evidence.SYMBOLIC,
+    return Outcome(case.label, bool(all(ok for _, ok in links) and reaches and text_ball), margin, Evidence.SYMBOLIC,
                    detail, values={"floor": floor, "first_d_with_a_head": first_d,
                                    "largest_kappa": largest_factor(c4)})
