@@ -86,6 +86,13 @@ def test_range_words_say_every_integer_only_for_the_integers():
     assert proof_ledger.range_words(Region.of(d=integers_from(9), eps=between(0, 1, True, True))) \
         == "every integer d ≥ 9, ε ∈ (0, 1)"
     assert proof_ledger.range_words(Region.of(eps=between(0, 1, True, True))) == "ε ∈ (0, 1)"
+    assert proof_ledger.range_words(Region.of(d=at_least(1e9))) == "d ≥ 10⁹"  # a real range stays one
+    assert integers_from(12) == at_least(12) and integers_from(9) == points(9).union(at_least(10))
+    # a union that is not every integer from its first point keeps its points (no substring patching)
+    text = "proved for d ∈ 3 ∪ 4 ∪ 5 ∪ 6 ∪ 7 ∪ 8 ∪ 9 ∪ ≥ 100 (stated: d ∈ 3 ∪ 4 ∪ 5 ∪ 6 ∪ 7 ∪ 8 ∪ 9 ∪ ≥ 10)"
+    assert proof_ledger.integer_words(text) == ("proved for d ∈ 3 ∪ 4 ∪ 5 ∪ 6 ∪ 7 ∪ 8 ∪ 9 ∪ ≥ 100 "
+                                                "(stated: every integer d ≥ 3)")
+    assert proof_ledger.integer_words("d ∈ 3 ∪ 5 ∪ ≥ 10") == "d ∈ 3 ∪ 5 ∪ ≥ 10"
 
 
 def test_verify_ledger_prints_both_readings_and_both_counts(capsys):
