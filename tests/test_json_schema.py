@@ -43,6 +43,14 @@ def test_every_commands_json_matches_its_schema(capsys, schema, argv):
     validator(schema).validate(json_of(capsys, *argv))
 
 
+def test_the_committed_quick_baseline_matches_the_report_schema():
+    """A whole run's report (its summary rows carry the as-stated readings, its proof ledger
+    their verdicts): the shape `verify all --json` writes."""
+    data = json.loads((Path(__file__).resolve().parents[1] / "examples" / "baseline-quick.json").read_text())
+    assert any("as_stated" in row for row in data["summary"])
+    validator("report.schema.json").validate(data)
+
+
 def test_diff_json_matches_its_schema(capsys):
     base = str(Path(__file__).resolve().parents[1] / "examples" / "baseline-quick.json")
     validator("diff.schema.json").validate(json_of(capsys, "diff", base, base, "--json"))
