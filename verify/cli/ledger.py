@@ -69,8 +69,8 @@ def cmd_ledger(args: argparse.Namespace) -> int:
         cli_args.write_text(args.json, json.dumps(data, indent=2, ensure_ascii=False), "--json")
     if args.json != cli_args.STDOUT:
         standing = evaluate(graph, run)
-        found = proof_ledger.verdicts(graph, REGISTRY, run)
-        stated = proof_ledger.stated_verdicts(graph, REGISTRY, run)
+        found = proof_ledger.verdicts(graph, REGISTRY, run, standing)
+        stated = proof_ledger.stated_verdicts(graph, REGISTRY, run, standing)
         said = "from " + args.source if args.source else "as declared (every check assumed to pass)"
         print(f"Proof ledger, standings {said}:")
         for root in roots:

@@ -77,18 +77,22 @@ def facts_from_json(data: Mapping) -> dict[str, CheckFacts]:
 
 
 def verdicts(graph: Mapping[str, Obligation], results: Sequence[Result],
-             run: Mapping[str, CheckFacts] | None) -> dict[str, Verdict]:
-    """Each result's verdict composed from its proof (results without one are left out)."""
-    standing = evaluate(graph, run)
+             run: Mapping[str, CheckFacts] | None,
+             standing: Mapping[str, list[Piece]] | None = None) -> dict[str, Verdict]:
+    """Each result's verdict composed from its proof (results without one are left out);
+    ``standing``: :func:`evaluate` of ``graph`` and ``run`` where the caller has it already."""
+    standing = evaluate(graph, run) if standing is None else standing
     return {r.id: verdict(graph[r.id], standing[r.id]) for r in results if r.id in graph}
 
 
 def stated_verdicts(graph: Mapping[str, Obligation], results: Sequence[Result],
-                    run: Mapping[str, CheckFacts] | None) -> dict[str, Verdict]:
+                    run: Mapping[str, CheckFacts] | None,
+                    standing: Mapping[str, list[Piece]] | None = None) -> dict[str, Verdict]:
     """The verdict of each result that has a node for its statement as the paper words it
     (:func:`verify.ledger.stated.as_stated`: a lost constant read as existential), composed
-    from that node, its ranges in words (:func:`integer_words`)."""
-    standing = evaluate(graph, run)
+    from that node, its ranges in words (:func:`integer_words`); ``standing`` as in
+    :func:`verdicts`."""
+    standing = evaluate(graph, run) if standing is None else standing
     out = {}
     for r in results:
         node = as_stated(r.id)
@@ -173,8 +177,8 @@ def ledger_json(graph: Mapping[str, Obligation], results: Sequence[Result],
     """Every node with its standing, and every result's verdict (the ``ledger`` command's and the
     JSON report's form)."""
     standing = evaluate(graph, run)
-    found = verdicts(graph, results, run)
-    stated = stated_verdicts(graph, results, run)
+    found = verdicts(graph, results, run, standing)
+    stated = stated_verdicts(graph, results, run, standing)
     return {
         "statuses": "from a run" if run is not None else "as declared (every check assumed to pass)",
         "results": {rid: {"verdict": v.category, "text": v.text, "weakest": list(v.weakest),

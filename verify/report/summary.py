@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ..checks import Evidence, Reach, Result
-from ..ledger import Obligation, Verdict
+from ..ledger import Obligation, Verdict, evaluate
 from ..ledger.stated import as_stated
 from ..run.runner import CheckReport
 from ..status import BAD, Status
@@ -229,15 +229,18 @@ def verdict(reps: Sequence[CheckReport], composed: Verdict | None = None) -> str
 
 
 def _composed(reports: Sequence[CheckReport], results: Sequence[Result],
-              graph: Mapping[str, Obligation] | None, stated: bool = False) -> dict[str, Verdict]:
-    """The ledger's verdict of each result whose every check ran here (none without a graph);
-    ``stated``: of its statement as the paper words it, for the results that have one."""
+              graph: Mapping[str, Obligation] | None) -> tuple[dict[str, Verdict], dict[str, Verdict]]:
+    """The ledger's verdicts of each result whose every check ran here (none without a graph):
+    of its configured statement, and of its statement as the paper words it (for the results
+    that have one), from one composition of the run's facts."""
     if graph is None:
-        return {}
+        return {}, {}
     ran = {r.check.id for r in reports}
     whole = [r for r in results if r.id in graph and all(c.id in ran for c in r.checks)]
-    compose = proof_ledger.stated_verdicts if stated else proof_ledger.verdicts
-    return compose(graph, whole, proof_ledger.facts(reports))
+    run = proof_ledger.facts(reports)
+    standing = evaluate(graph, run)
+    return (proof_ledger.verdicts(graph, whole, run, standing),
+            proof_ledger.stated_verdicts(graph, whole, run, standing))
 
 
 def discrepancy_text(reps: Sequence[CheckReport]) -> str:
@@ -250,8 +253,7 @@ def summary_rows(reports: Sequence[CheckReport], results: Sequence[Result],
     """One row per result that ran, in the paper's order; with the proof ledger's ``graph`` the
     verdict is composed from the result's proof (``category``: proved, proved in part,
     supported, failed; "checked" where the ledger did not judge it)."""
-    composed = _composed(reports, results, graph)
-    readings = _composed(reports, results, graph, stated=True)
+    composed, readings = _composed(reports, results, graph)
     out = []
     for result in results:
         reps = [r for r in reports if r.result.id == result.id]
