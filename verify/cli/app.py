@@ -66,7 +66,7 @@ def command(sub: argparse._SubParsersAction, name: str, purpose: str,
 
 def build_parser() -> argparse.ArgumentParser:
     from .experiments import add_parser as add_experiments
-    from . import certified, ledger, point, regression, run
+    from . import certified, io, ledger, point, regression, run
 
     parser = _Parser(prog="verify", description=DESCRIPTION, epilog=EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_experiments(sub, command)
     experiments = sub.choices["experiments"]
     handle = experiments.get_default("handler")
-    experiments.set_defaults(handler=lambda args: handle(args, run.console()))
+    experiments.set_defaults(handler=lambda args: handle(args, io.console()))
     return parser
 
 

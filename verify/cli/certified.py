@@ -12,7 +12,7 @@ from typing import Callable, NamedTuple, Sequence
 from .. import constants as constants_mod
 from ..checks import Evidence
 from . import args as cli_args
-from .run import console, load_constants
+from .io import console, load_constants
 
 
 def certified_ids(ids: Sequence[str] | None) -> list[str]:

@@ -14,7 +14,7 @@ import sys
 from typing import Callable
 
 from . import args as cli_args
-from .run import console, load_constants, provenance_of
+from .io import console, load_constants, provenance_of
 
 GRAD_KEYS = ("alpha_s", "alpha_j", "beta_s", "beta_j")  # as verify.engine.symbolic.GRAD_KEYS
 

@@ -22,7 +22,7 @@ from ..regression import slack as slack_mod
 from ..run import progress
 from ..run.journal import code_fingerprint
 from . import args as cli_args
-from .run import console, load_constants
+from .io import console, load_constants
 SLACK_REPORT = Path("reports") / "slack.md"  # relative to the project's root
 
 

@@ -19,18 +19,6 @@ class Problem:
     info: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Rate:
-    """A step size ``coef * n^power`` with n the task's size parameter (ours: one rule for every
-    d, so the quick profile's small d uses the same schedule as the default d = 50)."""
-
-    coef: float
-    power: float = 0.0
-
-    def at(self, n: int) -> float:
-        return float(self.coef) * float(n) ** float(self.power)
-
-
 def gaussian(rng: np.random.Generator, shape, std: float, zero: bool) -> np.ndarray:
     """Initial parameters: N(0, std^2) entries, or zeros for the fixed initialisation."""
     return np.zeros(shape) if zero else np.asarray(std * rng.standard_normal(shape))
