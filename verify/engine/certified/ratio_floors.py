@@ -1,7 +1,7 @@
 """Floors over a box of successive ratios: the minimum over the output weights of the quadratic
 loss, and the dual bound of its minimum over a cone, as balls valid on the whole box.
 
-At fixed attention (notes, section 4; proofs/prop3.md) the loss is the convex quadratic
+At fixed attention (proofs/model.md, section 4; proofs/prop3.md) the loss is the convex quadratic
 
     L_s(b) = 1/2 b' M b - 2 b' m_s + 1,   M = E[gamma gamma^T],  m_s = E[gamma 1{y_s = +1}]
 

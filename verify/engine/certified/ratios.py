@@ -11,7 +11,7 @@ Strata.  A word's *heaviest symbol* h is the smallest index it contains.  On the
 stratum h (symbols in {h, .., d-1}, C_h >= 1) divide every weight by c_h: ``w_j = r_(h+1) ...
 r_j`` in [0, 1] (j >= h), ``w_h = 1``; gamma_i = C_i w_i / sum_j C_j w_j is a rational function of
 r whose denominator is >= C_h >= 1, so it stays continuous on the closed cube, and in the
-Laplace representation (notes, section 4) ``x_j = e^(-t w_j)`` always has ``x_h = e^(-t)``:
+Laplace representation (proofs/model.md, section 4) ``x_j = e^(-t w_j)`` always has ``x_h = e^(-t)``:
 every integrand decays like e^(-t) for every r in the cube.  With ``A = 1 - q z``
 (z = sum_{j in stratum} x_j/d), ``A' = A + q x_h/d`` (the slice C_h = 0), for a target s > h
 ``A_s = A + q x_s/d``, ``A_s' = A' + q x_s/d`` (the slice C_s = 0), G'(z) = p/A^2,
