@@ -16,6 +16,7 @@ import pytest
 from flint import arb, ctx  # noqa: E402
 
 from verify.certify import large_d, large_d_outcome, outcomes, plan_range  # noqa: E402
+from verify.certify.verdicts import Checker, Route  # noqa: E402
 from verify.checker import large_d as own, model, recheck as checker  # noqa: E402
 from verify.checks import Case  # noqa: E402
 from verify.cli import main  # noqa: E402
@@ -86,7 +87,7 @@ def test_the_committed_certificate_holds_under_both_routes(group):
 def test_the_registered_check_passes_and_says_both_routes(group):
     out = judge(group, K)
     assert out.passed is True, out.detail
-    assert "checked independently" in out.detail and "certificates/" in out.detail
+    assert out.values["checker"] == Checker.ACCEPTED and out.values["route"] == Route.RE_JUDGED
     assert out.margin > 0.4
 
 
@@ -200,7 +201,7 @@ def test_an_engine_fault_turns_the_check_red(fault, where, group, monkeypatch, t
     fresh = judge(group, K)
     assert fresh.passed is False and where in fresh.detail, fresh.detail
     if fault is not flipped_bias:
-        assert "independent checker REJECTS" in fresh.detail
+        assert fresh.values["checker"] == Checker.REJECTED and fresh.values["route"] == Route.ROOT
 
 
 def test_a_fault_in_the_checkers_model_is_caught_at_the_anchors(monkeypatch):

@@ -14,6 +14,7 @@ import pytest
 
 import test_mutations as tm  # noqa: E402
 from verify.certify import boxes, certificate, outcomes, trusted  # noqa: E402
+from verify.certify.verdicts import Checker, Route, Sample  # noqa: E402
 from verify.checks import Case, Profile  # noqa: E402
 from verify.constants import load, values  # noqa: E402
 
@@ -47,7 +48,8 @@ def test_the_checker_first_route_gives_the_engine_routes_verdict_and_margin(comm
     engine = _judge(tmp_path / "certificates", committed, monkeypatch, sample=None)
     assert first.passed is engine.passed is True
     assert first.margin == engine.margin and first.values["leaves"] == engine.values["leaves"]
-    assert first.values["checker"] == outcomes.ACCEPTED
+    assert first.values["checker"] == Checker.ACCEPTED and first.values["sample"] == Sample.AGREES
+    assert first.values["route"] == Route.CHECKER_DECIDES and engine.values["route"] == Route.RE_JUDGED
     assert "verify/checker in its own process, every leaf" in first.detail
     assert f"seeded sample of 1 of the {len(committed['leaves'])} leaves and agrees" in first.detail
     assert "the smallest margin reported is the smaller of the stored" in first.detail
@@ -62,8 +64,8 @@ def test_a_raised_stored_margin_is_rejected_by_the_checker(committed, tmp_path, 
                        for c, (lo, hi) in leaf["margins"].items()}
     out = _judge(tmp_path / "certificates", data, monkeypatch)
     assert out.passed is False and out.margin is None
-    assert "the independent checker REJECTS it: REJECTED: leaf 0" in out.detail
-    assert out.values["checker"] == outcomes.REJECTED
+    assert "REJECTED: leaf 0" in out.detail  # the checker's own words, naming the leaf
+    assert out.values["checker"] == Checker.REJECTED and "sample" not in out.values
 
 
 def test_a_fault_in_the_engine_is_caught_by_its_sample(committed, tmp_path, monkeypatch):
@@ -72,8 +74,7 @@ def test_a_fault_in_the_engine_is_caught_by_its_sample(committed, tmp_path, monk
     engine's re-judged sample disagrees with the stored enclosures and the check fails."""
     tm._moments_of_the_wrong_variable(monkeypatch)
     out = _judge(tmp_path / "certificates", committed, monkeypatch, sample=1.0)
-    assert out.passed is False and "and DISAGREES: leaf" in out.detail
-    assert "checked independently" in out.detail  # the checker accepted it
+    assert out.passed is False and out.values["sample"] == Sample.DISAGREES  # the checker accepted
 
 
 def test_the_sample_is_seeded_by_its_text_and_at_least_one_leaf():
@@ -172,5 +173,5 @@ def test_raised_lower_ends_do_not_raise_the_reported_margin(committed, tmp_path,
                         ["prop1"].mid())
                   for leaf in committed["leaves"]
                   for corner in product(*zip(*[iter(float.fromhex(x) for x in leaf["box"])] * 2)))
-    assert forged.passed is True and "checked independently (verify/checker in its own process" in forged.detail
+    assert forged.passed is True and forged.values["route"] == Route.CHECKER_DECIDES
     assert forged.margin <= corners < stored  # the true minimum is at most the corners' values

@@ -25,6 +25,7 @@ from ..run.journal import finder_fingerprint, imported_modules
 from . import tiling
 from .certificate import Recheck
 from .cube import BITS, MAX_DEPTH, PROBLEMS, Problem, Run, branch_and_bound, judge
+from .verdicts import Checker, Route, Sample
 
 FORMAT = "verify-certificate/2"
 METHOD = "taylor2"  # second-order Taylor forms of the moments over each box
@@ -216,7 +217,8 @@ def _sharp_text(d: int) -> tuple[str, dict, bool]:
     f0 = uniform_floor(d)
     a, symmetric = gradient_constant(d)
     values = {"c2_star_lower": float(f0.lower()), "c2_star_upper": float(f0.upper()),
-              "a_lower": float(a.lower()), "a_upper": float(a.upper())}
+              "a_lower": float(a.lower()), "a_upper": float(a.upper()),
+              "symmetry": "holds" if symmetric else "fails"}
     text = (f"; so min over alpha of max_s inf_beta L_s = F(0) in [{float(f0.lower()):.12g}, "
             f"{float(f0.upper()):.12g}] exactly, attained only at alpha = 0; there every "
             f"target's floor has gradient a (e_s - 1/d) with a in [{float(a.lower()):.6g}, "
@@ -243,12 +245,15 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
         return Outcome(case.label, False, None, Evidence.CERTIFIED,
                        f"{invalid}; not replaced by a run from the root (`verify check ... "
                        "--from-root` proves it from the root; `verify certify-cube` writes a new "
-                       "certificate)", values={"checker": "engine only", "invalid": invalid})
+                       "certificate)", values={"checker": Checker.ENGINE_ONLY.value,
+                                                 "route": Route.INVALID.value, "invalid": invalid})
     asked = bool(case.params.get("checker"))
     trusted = (trusted_route(problem, constants, folder, case.params["engine_sample"])
                if asked and folder is not None and case.params.get("engine_sample") else None)
+    sample = None
     if trusted is not None:
-        run, where, checked, used, enclosed = trusted
+        run, where, checked, used, enclosed, sample = trusted
+        route = Route.CHECKER_DECIDES
     else:
         used, enclosed = constants, None
         run, seeded = run_problem(problem, constants, max_boxes, folder)
@@ -258,7 +263,9 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
             return Outcome(case.label, False, None, Evidence.CERTIFIED,
                            f"{invalid}; not replaced by the run that went on from it (`verify check "
                            "... --from-root` proves it from the root)",
-                           values={"checker": "engine only", "invalid": invalid})
+                           values={"checker": Checker.ENGINE_ONLY.value,
+                                   "route": Route.INVALID.value, "invalid": invalid})
+        route = Route.RE_JUDGED if seeded else Route.ROOT
         where = (f"from the committed certificate certificates/{group}.json (its {run.judged} "
                  f"boxes re-judged)" if seeded else f"from the root ({run.judged} boxes judged)")
         checked = None
@@ -266,7 +273,10 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
     claim = problem.statement.split(": ", 1)[1]  # without its "d = D: "
     text = f"{claim}: {len(run.leaves)} leaves, deepest split {run.deepest}, {where}"
     values = {"leaves": len(run.leaves), "deepest": run.deepest, "judged": run.judged,
-              "d": problem.d, "checker": "engine only"}
+              "d": problem.d, "checker": Checker.ENGINE_ONLY.value, "route": route.value,
+              "failing": sum(leaf.status == "failing" for leaf in run.leaves),
+              "disagree": sum(leaf.status == "disagree" for leaf in run.leaves),
+              **({"sample": sample.value} if sample is not None else {})}
     margin = None
     if small is not None:
         shift = float(Fraction(used[problem.constant]) - Fraction(constants[problem.constant])) \
@@ -300,18 +310,18 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
     elif status is None:
         text = "UNDECIDED: " + text
     elif not asked:
-        values["checker"] = "not asked"
+        values["checker"] = Checker.NOT_ASKED.value
         text = (f"{PROVED[problem.kind]} at d = {problem.d} (certified, ENGINE ONLY at this "
                 f"profile: the independent checker judges {problem.group} in the default and "
                 f"full profiles and in `verify recheck --independent "
                 f"certificates/{problem.group}.json`): " + text)
     elif checked is None and status is not True:
-        values["checker"] = "not asked"
+        values["checker"] = Checker.NOT_ASKED.value
         text = (f"NOT proved at d = {problem.d} (a check of the engine's below FAILS, so the "
                 f"independent checker was not asked): " + text)
     else:
         accepted, said = checked if checked is not None else checker_verdict(run, constants)
-        values["checker"] = "accepted" if accepted else "rejected"
+        values["checker"] = (Checker.ACCEPTED if accepted else Checker.REJECTED).value
         if not accepted:
             status, margin = False, None
         text = (f"NOT accepted: {said}: " if not accepted else
@@ -324,7 +334,7 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
 
 
 def trusted_route(problem: Problem, constants, folder: Path, share: float
-                  ) -> tuple[Run, str, tuple[bool, str], dict, float | None] | None:
+                  ) -> tuple[Run, str, tuple[bool, str], dict, float | None, Sample | None] | None:
     """The default profile's route through the committed certificate when it was made for
     these constants or a larger one (each is a lower bound: the file's claim implies theirs;
     else None: the engine re-judges every leaf): the independent checker over every leaf in its
@@ -332,7 +342,8 @@ def trusted_route(problem: Problem, constants, folder: Path, share: float
     the smallest stored margin (:func:`recheck_leaf`: certified again, its stored enclosure
     overlapping).  (the stored leaves as a run, where they came from, (passed, what the checker
     and the sample said), the constants the leaves were judged with, the checker's smallest
-    lower bound over its pieces or None)."""
+    lower bound over its pieces or None, what the engine's sample found: None when the checker
+    rejected the file and the engine was not asked)."""
     import hashlib
 
     from . import trusted
@@ -359,7 +370,8 @@ def trusted_route(problem: Problem, constants, folder: Path, share: float
              "full profile re-judge every leaf with the engine)")
     accepted, said = checker_on(path, problem.group, values)
     if not accepted:
-        return run, where, (False, f"the independent checker REJECTS the leaves ({said})"), want, None
+        return (run, where, (False, f"the independent checker REJECTS the leaves ({said})"), want,
+                None, None)
     summary, low = trusted.checker_summary(said)
     enclosed = low if math.isfinite(low) else None
     tightest = min(range(len(run.leaves)), key=lambda i: run.leaves[i].margin[0])
@@ -372,8 +384,8 @@ def trusted_route(problem: Problem, constants, folder: Path, share: float
             f"({tightest}) and a seeded sample of {len(chosen)} of the {len(run.leaves)} leaves")
     if problems:
         return (run, where, (False, f"the engine's sample DISAGREES with the file ({said}): "
-                                    f"{problems[0]}"), want, enclosed)
-    return run, where, (True, said + " and agrees"), want, enclosed
+                                    f"{problems[0]}"), want, enclosed, Sample.DISAGREES)
+    return run, where, (True, said + " and agrees"), want, enclosed, Sample.AGREES
 
 
 def checker_on(path: Path, group: str, values) -> tuple[bool, str]:

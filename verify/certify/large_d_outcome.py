@@ -20,6 +20,7 @@ from ..engine.certified.balls import outward, precision
 from . import large_d as lemma
 from . import plan_range
 from .groups import GROUPS as CLAIM_GROUPS
+from .verdicts import Checker, Route
 
 
 def committed(group: str) -> Path:
@@ -66,7 +67,8 @@ def judge(group: str, case: Case, constants) -> Outcome:
     done = {"range": (f"every real d ≥ {d0:.6g}".replace("e+0", "e").replace("e+", "e")
                       + f", ε ∈ (0, 1), every η₁ ∈ (0, {'' if u == 1 else f'{u:g}'}√d] and η₂ ≥ "
                       "its minimum"), "d_lo": d0, "d_hi": math.inf, "eps_lo": 0.0, "eps_hi": 1.0,
-            "u_lo": 0.0, "u_hi": u, "v_lo": 0.0, "v_hi": 1.0, "eta3": 1.0}
+            "u_lo": 0.0, "u_hi": u, "v_lo": 0.0, "v_hi": 1.0, "eta3": 1.0,
+            "route": (Route.RE_JUDGED if origin.startswith("certificates/") else Route.ROOT).value}
     if engine.disagreements:
         what = (f"INVALID: {origin} fails the engine's recheck (or the engine changed)"
                 if origin.startswith("certificates/") else "the certificate fails its recheck")
@@ -90,12 +92,12 @@ def judge(group: str, case: Case, constants) -> Outcome:
     if problems:
         return Outcome(case.label, False, margin, Evidence.CERTIFIED,
                        f"{head}; the independent checker REJECTS it: {problems[0]}",
-                       margin_kind="difference", values=done)
+                       margin_kind="difference", values={**done, "checker": Checker.REJECTED.value})
     return Outcome(case.label, True, margin, Evidence.CERTIFIED,
                    f"{head}; rechecked by the engine and checked independently (verify/checker: "
                    f"its own bounds over the root, the anchors agree at d = "
                    f"{data['anchors']['d']})", margin_kind="difference",
-                   values={**done, "checker": "accepted"})
+                   values={**done, "checker": Checker.ACCEPTED.value})
 
 
 WITNESS_EPS = (0.99, 0.5, 0.01, 1e-6)

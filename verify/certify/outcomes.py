@@ -12,6 +12,7 @@ from typing import Mapping, NamedTuple
 
 from ..checks import Case, Evidence, Outcome, Profile
 from . import statements
+from .verdicts import Checker, Route
 
 from .registered import BOXES, TAIL, TAIL_COR1, WHOLE, registered_box  # noqa: F401 (re-exported)
 
@@ -161,7 +162,9 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
         return Outcome(case.label, False, None, Evidence.CERTIFIED,
                        f"{start.invalid}; not replaced by a run from the root (`verify check ... "
                        "--from-root` proves the box from the root; `verify certify` writes a new "
-                       "certificate)", values={"checker": "not asked", "invalid": start.invalid})
+                       "certificate)", values={"checker": Checker.NOT_ASKED.value,
+                                                 "route": Route.INVALID.value,
+                                                 "invalid": start.invalid})
     group, root, depth = start.group, start.root, MAX_DEPTH[start.group]
     if start.seed and case.params.get("engine_sample") and _checker_reads(group):
         return _checker_first(group, case, constants, start)
@@ -174,7 +177,8 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
         return Outcome(case.label, False, None, Evidence.CERTIFIED,
                        f"{invalid}; not replaced by the run that went on from it (`verify check "
                        "... --from-root` proves the box from the root)",
-                       values={"checker": "not asked", "invalid": invalid})
+                       values={"checker": Checker.NOT_ASKED.value, "route": Route.INVALID.value,
+                               "invalid": invalid})
     small = run.smallest_margin()
     status, margin = run.status, (small[0] if small and run.status is not False else None)
     if run.status is False:
@@ -188,17 +192,19 @@ def judge_certified(group: str, case: Case, constants) -> Outcome:
         note += f"; {start.stale}: proved from the root"
     if case.params.get("from_root"):
         note += "; proved from the root, as asked" + (f" ({start.invalid})" if start.invalid else "")
-    checker = "not asked"
+    checker = Checker.NOT_ASKED
     if status is True:  # passes only when the independent checker agrees (proofs/checker.md)
         status, checked, checker = independently(run, constants)
         note += checked
     head = {True: "certified", False: "COUNTEREXAMPLE region", None: "not all certified"}[run.status]
-    if checker == ENGINE_ONLY:
+    if checker is Checker.ENGINE_ONLY:
         head = "certified, ENGINE ONLY (the independent checker does not read this group)"
     return Outcome(case.label, status, margin, Evidence.CERTIFIED,
                    f"{head}: {statement}; {run.tally()}{note}",
                    margin_kind="difference",
-                   values={"leaves": len(run.leaves), "deepest": run.deepest, "checker": checker,
+                   values={"leaves": len(run.leaves), "deepest": run.deepest,
+                           "checker": checker.value,
+                           "route": (Route.RE_JUDGED if start.seed else Route.ROOT).value,
                            **range_values(group, case.params, root)})
 
 
@@ -219,7 +225,7 @@ def _checker_first(group: str, case: Case, constants, start: Start) -> Outcome:
     for key in statements.READS.get(group, ()):  # what the verdict depends on (verify deps)
         constants[key]
     box = tuple(case.params[k] for k in ("d_lo", "d_hi", "eps_lo", "eps_hi"))
-    passed, run, checked, margin = trusted.judge(CERTIFICATES.parent / start.source, group,
+    passed, run, checked, margin, sample = trusted.judge(CERTIFICATES.parent / start.source, group,
                                                  start.root, box, values,
                                                  case.params["engine_sample"])
     statement = statements.statement(group, start.root, constants)
@@ -233,7 +239,9 @@ def _checker_first(group: str, case: Case, constants, start: Start) -> Outcome:
                    f"{'certified' if passed else 'NOT accepted'}: {statement}; {run.tally()}{note}",
                    margin_kind="difference",
                    values={"leaves": len(run.leaves), "deepest": run.deepest,
-                           "checker": ACCEPTED if passed else REJECTED,
+                           "checker": (Checker.ACCEPTED if passed else Checker.REJECTED).value,
+                           "route": Route.CHECKER_DECIDES.value,
+                           **({"sample": sample.value} if sample is not None else {}),
                            **range_values(group, case.params, start.root)})
 
 
@@ -262,10 +270,7 @@ def _worst_case(status: bool | None, statement: str) -> tuple[bool | None, str]:
     return (None if status else status), f"{statement}; worst case NOT proved ({missing})"
 
 
-ACCEPTED, ENGINE_ONLY, REJECTED = "accepted", "engine only", "rejected"  # Outcome.values["checker"]
-
-
-def independently(run, constants) -> tuple[bool, str, str]:
+def independently(run, constants) -> tuple[bool, str, Checker]:
     """(verdict, what to add to the detail, what the checker said): the run's certificate judged
     by the independent checker (verify.checker), which shares no code with the engine that
     found it.  A group the checker had no margins for would keep the engine's verdict and say
@@ -277,7 +282,7 @@ def independently(run, constants) -> tuple[bool, str, str]:
 
     if run.group not in GROUPS:
         return True, (f"; not checked independently: verify/checker has no margins for "
-                      f"{run.group} yet (every leaf judged by this engine)"), ENGINE_ONLY
+                      f"{run.group} yet (every leaf judged by this engine)"), Checker.ENGINE_ONLY
     values = getattr(constants, "untracked", lambda: constants)()  # the run has read its own
     from ..run.progress import note
 
@@ -287,5 +292,5 @@ def independently(run, constants) -> tuple[bool, str, str]:
     if verdict.ok:
         return True, (f"; checked independently (verify/checker, every leaf: {verdict.boxes} "
                       f"boxes judged, {verdict.split_leaves} leaves split further, the stored "
-                      "enclosures agree at the centres)"), ACCEPTED
-    return False, "; the independent checker REJECTS it: " + verdict.problems[0], REJECTED
+                      "enclosures agree at the centres)"), Checker.ACCEPTED
+    return False, "; the independent checker REJECTS it: " + verdict.problems[0], Checker.REJECTED

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Mapping
 
 from .boxes import Leaf, Run
+from .verdicts import Sample
 
 SAMPLE = 0.05  # the share of the leaves the engine re-judges on the default profile
 
@@ -138,9 +139,10 @@ def tightest_leaf(run: Run) -> int:
 
 
 def judge(path: Path, group: str, root: tuple, box: tuple, constants: Mapping,
-          share: float = SAMPLE) -> tuple[bool, Run, str, float | None]:
+          share: float = SAMPLE) -> tuple[bool, Run, str, float | None, Sample | None]:
     """(passed, the certificate's leaves as a run, what to add to the detail, the smallest
-    margin): the checker over every leaf (bound to the case's ``box``, :func:`checker_verdict`),
+    margin, what the engine's sample found: None when the checker rejected the file and the
+    engine was not asked): the checker over every leaf (bound to the case's ``box``, :func:`checker_verdict`),
     then the engine over the seeded sample and the leaf of the smallest stored margin; passed
     only when both agree.  The margin is the smaller of the smallest stored lower end and the
     smallest lower end of the checker's own enclosures of the stored margins over the leaves:
@@ -154,7 +156,7 @@ def judge(path: Path, group: str, root: tuple, box: tuple, constants: Mapping,
          "own process", force=True)
     accepted, said = checker_verdict(path, group, box, constants)
     if not accepted:
-        return False, run, f"; the independent checker REJECTS it: {said}", None
+        return False, run, f"; the independent checker REJECTS it: {said}", None, None
     chosen = sample(len(run.leaves), share, hashlib.sha256(raw).hexdigest())
     tightest = tightest_leaf(run)
     note(f"the engine re-judges a seeded sample of {len(chosen)} leaves", force=True)
@@ -169,5 +171,5 @@ def judge(path: Path, group: str, root: tuple, box: tuple, constants: Mapping,
                f"stored margin ({tightest}) and a seeded sample of {len(chosen)} of the "
                f"{len(run.leaves)} leaves")
     if problems:
-        return False, run, checked + f", and DISAGREES: {problems[0]}", None
-    return True, run, checked + " and agrees", margin
+        return False, run, checked + f", and DISAGREES: {problems[0]}", None, Sample.DISAGREES
+    return True, run, checked + " and agrees", margin, Sample.AGREES
