@@ -315,7 +315,7 @@ def test_the_default_profile_lets_the_checker_decide_and_the_engine_sample():
     assert out.passed is True and out.values["checker"] == CHECKER_ACCEPTED
     assert out.values["route"] == Route.CHECKER_DECIDES and out.values["sample"] == Sample.AGREES
     assert " s)" not in out.detail  # no timing: the same bytes on any machine
-    assert "a seeded sample of 3 of the 25 leaves and agrees" in out.detail
+    assert "a seeded sample of 2 of the 25 leaves and agrees" in out.detail  # and the tightest
     assert _cube_check(4, Profile.DEFAULT)[1].params["checker"] is True
     assert _cube_check(3, Profile.QUICK)[1].params["checker"] is False
 

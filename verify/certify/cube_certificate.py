@@ -344,8 +344,6 @@ def trusted_route(problem: Problem, constants, folder: Path, share: float
     and the sample said), the constants the leaves were judged with, the checker's smallest
     lower bound over its pieces or None, what the engine's sample found: None when the checker
     rejected the file and the engine was not asked)."""
-    import hashlib
-
     from . import trusted
     from .cube import Leaf
 
@@ -368,24 +366,23 @@ def trusted_route(problem: Problem, constants, folder: Path, share: float
     where = (f"judged from the committed certificate certificates/{problem.group}.json (the "
              "default profile: the checker decides, the engine samples; `verify recheck` and the "
              "full profile re-judge every leaf with the engine)")
-    accepted, said = checker_on(path, problem.group, values)
-    if not accepted:
-        return (run, where, (False, f"the independent checker REJECTS the leaves ({said})"), want,
-                None, None)
-    summary, low = trusted.checker_summary(said)
-    enclosed = low if math.isfinite(low) else None
     tightest = min(range(len(run.leaves)), key=lambda i: run.leaves[i].margin[0])
-    chosen = sorted(set(trusted.sample(len(run.leaves), share, hashlib.sha256(raw).hexdigest()))
-                    | {tightest})
-    problems = [p for i in chosen for p in recheck_leaf(
-        (i, problem.group, run.leaves[i].box, run.leaves[i].margin, want))]
-    said = (f"verify/checker in its own process, every leaf: {summary}, its smallest enclosure "
-            f"{low:.6g}; the engine re-judged the leaf of the smallest stored margin "
-            f"({tightest}) and a seeded sample of {len(chosen)} of the {len(run.leaves)} leaves")
-    if problems:
+    found = trusted.decide(raw, len(run.leaves), tightest, share,
+                           lambda: checker_on(path, problem.group, values),
+                           lambda chosen: [p for i in chosen for p in recheck_leaf(
+                               (i, problem.group, run.leaves[i].box, run.leaves[i].margin, want))])
+    if found.sample is None:
+        return (run, where, (False, f"the independent checker REJECTS the leaves ({found.said})"),
+                want, None, None)
+    enclosed = found.enclosed if math.isfinite(found.enclosed) else None
+    said = (f"verify/checker in its own process, every leaf: {found.summary}, its smallest "
+            f"enclosure {found.enclosed:.6g}; the engine re-judged the leaf of the smallest stored "
+            f"margin ({tightest}) and a seeded sample of {found.sampled} of the {len(run.leaves)} "
+            "leaves")
+    if found.problems:
         return (run, where, (False, f"the engine's sample DISAGREES with the file ({said}): "
-                                    f"{problems[0]}"), want, enclosed, Sample.DISAGREES)
-    return run, where, (True, said + " and agrees"), want, enclosed, Sample.AGREES
+                                    f"{found.problems[0]}"), want, enclosed, found.sample)
+    return run, where, (True, said + " and agrees"), want, enclosed, found.sample
 
 
 def checker_on(path: Path, group: str, values) -> tuple[bool, str]:

@@ -19,7 +19,7 @@ import math
 import random
 import re
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping, NamedTuple
 
 from .boxes import Leaf, Run
 from .verdicts import Sample
@@ -138,6 +138,39 @@ def tightest_leaf(run: Run) -> int:
     return next(i for i, leaf in enumerate(run.leaves) if leaf.box == box)
 
 
+class Decision(NamedTuple):
+    """What the checker-decides route found on one committed certificate."""
+
+    said: str  # the checker's last line, or its first rejection
+    summary: str  # what it counted, without its timing (the same bytes on any machine)
+    enclosed: float  # the smallest lower end of its enclosures of the stored margins (-inf: not said)
+    sampled: int  # how many leaves the seeded sample drew (the tightest leaf comes on top)
+    problems: tuple[str, ...]  # what the engine found re-judging the sample and the tightest
+    sample: Sample | None  # None: the checker rejected the file and the engine was not asked
+
+
+def decide(raw: bytes, count: int, tightest: int, share: float,
+           ask: Callable[[], tuple[bool, str]],
+           rejudge: Callable[[list[int]], list[str]]) -> Decision:
+    """The route's one procedure for every certificate kind: ``ask`` the independent checker (in
+    its own process) over the ``count`` leaves of the file whose bytes are ``raw``; when it
+    accepts, the engine re-judges (``rejudge``) a seeded sample of ``share`` of the leaves,
+    drawn from the file's SHA-256 (:func:`sample`), and the leaf ``tightest`` of the smallest
+    stored margin, whose number the outcome reports."""
+    from ..run.progress import note
+
+    note(f"the independent checker judges the {count} leaves in its own process", force=True)
+    accepted, said = ask()
+    if not accepted:
+        return Decision(said, said, -math.inf, 0, (), None)
+    summary, enclosed = checker_summary(said)
+    chosen = sample(count, share, hashlib.sha256(raw).hexdigest())
+    note(f"the engine re-judges a seeded sample of {len(chosen)} leaves", force=True)
+    problems = tuple(rejudge(sorted(set(chosen) | {tightest})))
+    return Decision(said, summary, enclosed, len(chosen), problems,
+                    Sample.DISAGREES if problems else Sample.AGREES)
+
+
 def judge(path: Path, group: str, root: tuple, box: tuple, constants: Mapping,
           share: float = SAMPLE) -> tuple[bool, Run, str, float | None, Sample | None]:
     """(passed, the certificate's leaves as a run, what to add to the detail, the smallest
@@ -147,29 +180,23 @@ def judge(path: Path, group: str, root: tuple, box: tuple, constants: Mapping,
     only when both agree.  The margin is the smaller of the smallest stored lower end and the
     smallest lower end of the checker's own enclosures of the stored margins over the leaves:
     a lower bound the checker vouches for, whatever the file says."""
-    from ..run.progress import note
-
     raw = path.read_bytes()
     data = json.loads(raw)
     run = stored_run(data, group, root)
-    note(f"the independent checker judges the {len(run.leaves)} leaves of {path.name} in its "
-         "own process", force=True)
-    accepted, said = checker_verdict(path, group, box, constants)
-    if not accepted:
-        return False, run, f"; the independent checker REJECTS it: {said}", None, None
-    chosen = sample(len(run.leaves), share, hashlib.sha256(raw).hexdigest())
     tightest = tightest_leaf(run)
-    note(f"the engine re-judges a seeded sample of {len(chosen)} leaves", force=True)
-    problems = engine_sample(data, sorted(set(chosen) | {tightest}))
-    summary, enclosed = checker_summary(said)
+    found = decide(raw, len(run.leaves), tightest, share,
+                   lambda: checker_verdict(path, group, box, constants),
+                   lambda chosen: engine_sample(data, chosen))
+    if found.sample is None:
+        return False, run, f"; the independent checker REJECTS it: {found.said}", None, None
     stored = run.smallest_margin()
-    margin = min(stored[0], enclosed) if stored else None
+    margin = min(stored[0], found.enclosed) if stored else None
     checked = (f"; checked independently (verify/checker in its own process, every leaf: "
-               f"{summary}); the smallest margin reported is the "
+               f"{found.summary}); the smallest margin reported is the "
                f"smaller of the stored {stored[0] if stored else None:.6g} and the checker's "
-               f"lowest enclosure {enclosed:.6g}; the engine re-judged the leaf of the smallest "
-               f"stored margin ({tightest}) and a seeded sample of {len(chosen)} of the "
-               f"{len(run.leaves)} leaves")
-    if problems:
-        return False, run, checked + f", and DISAGREES: {problems[0]}", None, Sample.DISAGREES
-    return True, run, checked + " and agrees", margin, Sample.AGREES
+               f"lowest enclosure {found.enclosed:.6g}; the engine re-judged the leaf of the "
+               f"smallest stored margin ({tightest}) and a seeded sample of {found.sampled} of "
+               f"the {len(run.leaves)} leaves")
+    if found.problems:
+        return False, run, checked + f", and DISAGREES: {found.problems[0]}", None, found.sample
+    return True, run, checked + " and agrees", margin, found.sample
