@@ -50,7 +50,7 @@ def test_rho_bound_exact_threshold_and_mutation():
     # the exact minimum over d >= 9 is (7/9)^8/256 ~ 1/1911.6: 1/2000 still holds, 1/1900 fails at d = 9
     assert check.judge(case, constants(thm1__c3="1/2000")).passed is True
     bad = check.judge(case, constants(thm1__c3="1/1900"))
-    assert bad.passed is False and "smallest d = 9" in bad.detail
+    assert bad.passed is False and bad.values["smallest_failing_d"] == 9
     assert check.judge(case, constants(thm1__c3="0.6")).passed is False
 
 
@@ -59,7 +59,7 @@ def test_chain_fails_when_c3_raised():
     (case,) = check.cases(None, constants(), {})
     bad = check.judge(case, constants(thm1__c3="1/2000"))
     assert bad.passed is False
-    assert "d = 9..37" in bad.detail and "smallest d = 9" in bad.detail
+    assert bad.values["failing"] == "d = 9..37" and bad.values["smallest_failing_d"] == 9
 
 
 def test_known_good_configuration_is_learnable_but_floor_stays():

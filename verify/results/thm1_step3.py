@@ -412,7 +412,9 @@ def _judge_second_moment(case: Case, constants: Constants) -> Outcome:
               + f". Exact binomial, two-valued a (a_hi = {split} - 1/1000): max "
               f"P(S <= d/4) = {float(eng):.4f} at d = 9 (m, k = {where[:2]}), {float(eng12):.4f} "
               f"at d = 12, <= 1 - {GOOD} (agrees: {numeric})")
-    return Outcome(case.label, bool(ok and numeric), float(best / GOOD), Evidence.SYMBOLIC, detail)
+    return Outcome(case.label, bool(ok and numeric), float(best / GOOD), Evidence.SYMBOLIC, detail,
+                   values={"failed_links": ", ".join(failed),
+                           **({"smallest_failing_d": 9} if fail else {})})
 
 
 # ========================================================== step 6: the loss on {z} u Z(z)

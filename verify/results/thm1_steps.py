@@ -218,7 +218,7 @@ def _judge_rho_bound(case: Case, constants: Constants) -> Outcome:
         top = f"d = 9..{lo}"
     return Outcome(case.label, False, float(best / c3), Evidence.SYMBOLIC,
                    f"FAILS for {top} (smallest d = 9): (1/256)(7/9)^8 = 1/{float(1 / best):.1f} "
-                   f"< c3 = {c3}")
+                   f"< c3 = {c3}", values={"smallest_failing_d": 9, "failing": top})
 
 
 def _judge_chain(case: Case, constants: Constants) -> Outcome:
@@ -256,7 +256,8 @@ def _judge_chain(case: Case, constants: Constants) -> Outcome:
     return Outcome(case.label, False, float(paper / c3), Evidence.SYMBOLIC,
                    f"the paper's chain does not reach c3 = {c3} > 1/6912: its per-d bound "
                    f"e^(-2(d-1)/(d-2))/256 is below c3 for {where} (smallest d = {first}); "
-                   f"the exact bound is thm1.rho_bound")
+                   f"the exact bound is thm1.rho_bound",
+                   values={"failing": where, **({"smallest_failing_d": first} if first else {})})
 
 
 def words_of_s_mass() -> sp.Expr:
