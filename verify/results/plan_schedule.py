@@ -122,11 +122,12 @@ def box_nodes(result: str, check: str, claim: str, large_d: str) -> tuple[Obliga
     eps in [0.99, 1) (all read by the independent checker, proved where it accepts them),
     which together cover d in [3, 1e9], eps in (0, 1], and the large-d lemma (``large_d``,
     read by the checker: every d >= 1e9, eps in (0, 1)); the plan stays background-symmetric by
-    A.7."""
+    A.7, and there the boxes' four-scalar reduction is the model's loss and gradient
+    (lemma-symmetry.reduction)."""
     return (
         Obligation(f"{result}.by-boxes", f"{claim} wherever the boxes certify it (the plan stays "
                    "background-symmetric: A.7)", STATED, Discharge.FOLLOWS,
-                   uses=(f"{result}.boxes", "lemma-symmetry")),
+                   uses=(f"{result}.boxes", "lemma-symmetry", "lemma-symmetry.reduction")),
         Obligation(f"{result}.boxes", "the 4-D box, its eps-tail, its top and the large-d lemma",
                    STATED, Discharge.EITHER, uses=(f"{result}.box", f"{result}.eps-tail",
                                                    f"{result}.top", f"{result}.large-d")),

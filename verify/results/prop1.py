@@ -323,7 +323,9 @@ PROOF = (
     Obligation("prop1.short-loss", "1/2 (2 gamma_s - 2)^2 <= 2 eps^2/(2 + eps)^2 < eps/2", EPS,
                Discharge.SYMBOLIC, ("prop1.short_loss",), where="proofs/prop1.md step 5"),
     Obligation("prop1.by-box", "the certified box at the symmetric alpha with the exact gap, its "
-               "worst case", STATED, Discharge.FOLLOWS, uses=("prop1.box", "prop1.worst-case")),
+               "worst case (the box computes in the four-scalar reduction: beta = 2e_s and the "
+               "symmetric alpha are background-symmetric)", STATED, Discharge.FOLLOWS,
+               uses=("prop1.box", "prop1.worst-case", "lemma-symmetry.reduction")),
     Obligation("prop1.box", "L_s(ln(4d/eps^2) e_s, 2e_s) <= eps for every real (d, eps) of the box",
                Region.of(d=closed(2, 1e9), eps=closed(1e-6, 0.99)), Discharge.CERTIFIED,
                ("prop1.certified_box",), where="proofs/prop1.md, 'Certified over a box'", checker=True),

@@ -352,8 +352,10 @@ PROOF = (
                where="proofs/prop3.md step 6", checker=True),
     Obligation("prop3.at-zero", "F(0) = 1/2 - (d-2)/(2(d-1) ln(d-1)) >= c2", STATED, Discharge.EITHER,
                uses=("prop3.at-zero.proof", "prop3.at-zero.points")),
-    Obligation("prop3.at-zero.proof", "F(0) in closed form, >= 1/2 - 1/(4 ln 2) >= c2 for every d >= 3",
-               STATED, Discharge.SYMBOLIC, ("prop3.uniform_symbolic",), where="proofs/prop3.md step 2"),
+    Obligation("prop3.at-zero.proof", "F(0) in closed form, >= 1/2 - 1/(4 ln 2) >= c2 for every d >= 3 "
+               "(alpha = 0 is background-symmetric: the closed form is the four-scalar reduction's)",
+               STATED, Discharge.SYMBOLIC, ("prop3.uniform_symbolic",), uses=("lemma-symmetry.reduction",),
+               where="proofs/prop3.md step 2"),
     Obligation("prop3.at-zero.points", "F(0) >= c2 at the profile's d (quadrature)", STATED,
                Discharge.NUMERIC, ("prop3.uniform",), where="proofs/prop3.md step 2"),
     Obligation("prop3.search", "no attention found below c2 (the value at the one found certified: an "
@@ -390,7 +392,8 @@ RESULT = Result(
               Evidence.SEARCH, _floor_cases, _judge_floor, reconstructed=True),
         Check("prop3.all_attention", "Proposition 3 (every attention, certified)",
               "for every alpha in R^d some s has inf_beta L_s(alpha, beta) >= c2: the cube of "
-              "successive ratios tiled by boxes proved by Arb enclosures (d = 3, 4)",
+              "successive ratios tiled by boxes proved by Arb enclosures (d = 3 on the quick "
+              "profile, 3, 4 by default, 3, 4, 5 on the full profile)",
               Evidence.CERTIFIED, _cube_cases(CUBE_D), _judge_all_attention, reconstructed=True,
               reach=Reach.RANGE, scope="every alpha"),
         Check("prop3.sharp", "Proposition 3's best constant (certified)",
