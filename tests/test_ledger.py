@@ -216,6 +216,15 @@ def test_the_blueprints_give_the_same_bytes_twice(tmp_path):
     assert "prop4.rest-of-a5" in uses["prop4"] and "lemma-symmetry" in uses["thm2"]
 
 
+@pytest.mark.parametrize("result", [r.id for r in REGISTRY])
+def test_the_condensed_graph_of_one_result_is_closed(result):
+    """`verify check RESULT` draws the paper's graph of that result alone: every node it shows
+    uses only nodes it shows (a lemma reached through another lemma, as Proposition 1's box
+    reaches lemma-symmetry through lemma-symmetry.reduction, was once left out: KeyError)."""
+    uses = blueprint.condensed(proof_graph(), [result])
+    assert all(u in uses for targets in uses.values() for u in targets)
+
+
 def test_the_committed_blueprints_cover_every_result():
     from pathlib import Path
 

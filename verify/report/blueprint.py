@@ -129,8 +129,12 @@ def condensed(graph: Mapping[str, Obligation], results: Sequence[str]) -> dict[s
                     continue
             stack.extend(graph[node].uses)
         out[result] = tuple(sorted(set(found)))
-    for node in sorted({n for targets in out.values() for n in targets} - set(out)):  # not by hash
-        out[node] = tuple(u for u in graph[node].uses if u in shown)
+    todo = sorted({n for targets in out.values() for n in targets} - set(out))  # not by hash
+    while todo:  # the shown nodes they use, at any depth (a lemma that uses another)
+        node = todo.pop(0)
+        if node not in out:
+            out[node] = tuple(u for u in graph[node].uses if u in shown)
+            todo += [u for u in out[node] if u not in out]
     return out
 
 
