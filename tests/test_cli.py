@@ -329,3 +329,24 @@ def test_each_help_states_its_default_profile(command, default):
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     text = " ".join(sub.choices[command].format_help().split())
     assert default in text, text
+
+
+def test_eval_prints_a_table_with_the_error_kind_of_its_evidence(capsys):
+    """Without --json: the numeric table says its errors are quadrature estimates; the
+    certified one gives midpoints and rigorous radii (the paths the JSON tests do not take)."""
+    point = ["eval", "--d", "4", "--alpha-s", "1", "--beta-s", "2", "--dps", "15"]
+    code, out, _ = run(capsys, *point)
+    assert code == 0 and "error estimate (quadrature)" in out and "dL/dbeta_j (one coordinate)" in out
+    code, out, _ = run(capsys, *point, "--certified")
+    assert code == 0 and "radius (rigorous)" in out and "Arb enclosures" in out
+
+
+def test_plan_warns_for_each_input_outside_theorem_2_and_still_runs(capsys):
+    code, out, err = run(capsys, "plan", "three-phase", "--d", "2", "--eps", "0.5", "--eta1", "5",
+                         "--eta2", "1", "--eta3", "0.5", "--T", "3", "--dps", "15")
+    assert code == 0 and "L_s(alpha', beta'')" in out
+    for words in ("d = 2 is outside", "eta1 = 5.0 is outside", "eta2 = 1.0 is below",
+                  "eta3 = 0.5", "T = 3 is below"):
+        assert words in err
+    code, out, err = run(capsys, "plan", "three-phase", "--d", "5", "--eps", "0.5", "--dps", "15")
+    assert code == 0 and "warning" not in err  # the defaults satisfy the hypotheses
