@@ -263,3 +263,18 @@ def test_the_paper_blueprint_does_not_depend_on_the_hash_seed(tmp_path):
                        env=dict(os.environ, PYTHONHASHSEED=seed))
         pictures.add(path.read_bytes())
     assert len(pictures) == 1
+
+
+@pytest.mark.parametrize("node, words", [
+    (Obligation("x", "c", Region.of(d=at_least(2)), Discharge.SYMBOLIC), "names no check"),
+    (Obligation("x", "c", Region.of(d=at_least(2)), Discharge.OPEN, ("a.check",)), "names checks"),
+    (Obligation("x", "c", Region.of(d=at_least(2)), Discharge.FOLLOWS), "without uses"),
+    (Obligation("x", "c", Region.of(d=at_least(2)), Discharge.SYMBOLIC, ("a.check",), checker=True),
+     "only a certified node"),
+])
+def test_an_ill_formed_obligation_says_what_is_wrong(node, words):
+    assert any(words in p for p in node.problems())
+
+
+def test_every_declared_obligation_is_well_formed():
+    assert [p for node in proof_graph().values() for p in node.problems()] == []
