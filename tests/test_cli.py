@@ -331,9 +331,10 @@ def test_each_help_states_its_default_profile(command, default):
     assert default in text, text
 
 
-def test_eval_prints_a_table_with_the_error_kind_of_its_evidence(capsys):
+def test_eval_prints_a_table_with_the_error_kind_of_its_evidence(capsys, monkeypatch):
     """Without --json: the numeric table says its errors are quadrature estimates; the
     certified one gives midpoints and rigorous radii (the paths the JSON tests do not take)."""
+    monkeypatch.setenv("COLUMNS", "200")  # a narrow terminal (pytest-xdist) folds the headers
     point = ["eval", "--d", "4", "--alpha-s", "1", "--beta-s", "2", "--dps", "15"]
     code, out, _ = run(capsys, *point)
     assert code == 0 and "error estimate (quadrature)" in out and "dL/dbeta_j (one coordinate)" in out
@@ -341,7 +342,8 @@ def test_eval_prints_a_table_with_the_error_kind_of_its_evidence(capsys):
     assert code == 0 and "radius (rigorous)" in out and "Arb enclosures" in out
 
 
-def test_plan_warns_for_each_input_outside_theorem_2_and_still_runs(capsys):
+def test_plan_warns_for_each_input_outside_theorem_2_and_still_runs(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # one warning per line, as on a wide terminal
     code, out, err = run(capsys, "plan", "three-phase", "--d", "2", "--eps", "0.5", "--eta1", "5",
                          "--eta2", "1", "--eta3", "0.5", "--T", "3", "--dps", "15")
     assert code == 0 and "L_s(alpha', beta'')" in out
