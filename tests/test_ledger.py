@@ -278,3 +278,28 @@ def test_an_ill_formed_obligation_says_what_is_wrong(node, words):
 
 def test_every_declared_obligation_is_well_formed():
     assert [p for node in proof_graph().values() for p in node.problems()] == []
+
+
+def test_the_proofs_that_compute_in_the_four_scalar_reduction_rest_on_it():
+    """lemma-symmetry.reduction opened: the nodes whose certificates or closed form compute in
+    the reduction are no longer proved (Proposition 1 as a whole stays proved by its own A.2
+    route; Theorem 2 keeps only the range its other route covers)."""
+    import dataclasses
+
+    graph = proof_graph()
+    node = graph["lemma-symmetry.reduction"]
+    opened = {**graph, "lemma-symmetry.reduction": dataclasses.replace(node, discharge=Discharge.OPEN,
+                                                                       checks=())}
+    before, after = evaluate(graph), evaluate(opened)
+    for name, was in (("prop1.by-box", "proved in part"), ("thm2", "proved"),
+                      ("cor1.population", "proved"), ("prop3.at-zero.proof", "proved")):
+        assert verdict(graph[name], before[name]).category == was
+        assert verdict(opened[name], after[name]).category in ("proved in part", "supported"), name
+        assert verdict(opened[name], after[name]).category != was, name
+    assert verdict(opened["prop1"], after["prop1"]).category == "proved"
+
+
+def test_the_report_and_the_certify_layer_use_one_word_for_an_accepted_certificate():
+    from verify.certify.verdicts import Checker
+
+    assert proof_ledger.CHECKER_ACCEPTED == Checker.ACCEPTED.value

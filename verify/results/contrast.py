@@ -105,7 +105,8 @@ PROOF = (
                "floor constant (c1, c2, c4, c3)", STATED, Discharge.FOLLOWS,
                uses=("thm2", "prop2", "prop3", "prop4", "thm1"), where="proofs/contrast.md"),
     Obligation("contrast.search", "the risks side by side at the profile's d (9, 16 by default; 9 on the "
-               "quick profile, 9 to 49 on the full) and eps = contrast.eps (the floors searched)", STATED, Discharge.SEARCH, ("contrast.separation",), where="proofs/contrast.md"),
+               "quick profile, 9 to 49 on the full) and eps = contrast.eps (the floors searched)",
+               STATED, Discharge.SEARCH, ("contrast.separation",), where="proofs/contrast.md"),
 )
 
 RESULT = Result(

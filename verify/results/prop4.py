@@ -444,7 +444,8 @@ RESULT = Result(
               Evidence.SEARCH, _cases, _judge_floor, reconstructed=True),
         Check("prop4.certified_floor", "Proposition 4 (at the found point)",
               "inf_{||B||_F <= d^(1/4)} L_s >= c4 at the worst attention and s prop4.floor found "
-              "(Arb ball; H >= 2 up to d = 4, up to d = 9 on the full profile)", Evidence.CERTIFIED, _certified_cases, _judge_certified,
+              "(Arb ball; H >= 2 up to d = 4, up to d = 9 on the full profile)", Evidence.CERTIFIED,
+              _certified_cases, _judge_certified,
               reconstructed=True),
     ),
     calibrations=(
