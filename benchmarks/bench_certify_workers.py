@@ -65,7 +65,7 @@ def model(journal: Path) -> None:
     import json
     from collections import defaultdict
 
-    from verify.certify.boxes import CHUNK
+    from verify.certify.branch import CHUNK
 
     records = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
     generations = defaultdict(list)

@@ -97,6 +97,13 @@ BAD = [
     (["certify-cube", "prop3-cube-d3", "--output", "c.json", "--journal", "j.jsonl",
       "--scheduler", "tcp://127.0.0.1:1"], "a remote scheduler's workers do not see the file"),
     (["certify-cube", "prop3-cube-d3", "--output", "c.json", "--workers", "0"], "expected an integer >= 1"),
+    # the one branch and bound's journal (verify/certify/branch.py): another run's is refused
+    (["certify-cube", "prop3-cube-d3", "--output", "c.json", "--journal", "other.jsonl"],
+     "other.jsonl was written by another run (differs in: bits, code, constants, group"),
+    (["certify-cube", "prop3-cube-d3", "--output", "c.json", "--journal", "garbage.jsonl"],
+     "garbage.jsonl: not a branch-and-bound journal"),
+    (["certify", "prop1", "--d", "3", "10", "--eps", "0.1", "0.2", "--output", "c.json",
+      "--journal", "garbage.jsonl"], "garbage.jsonl: not a branch-and-bound journal"),
     # item 5: an unknown id, refused before the results are imported (see the test below)
     (["check", "nonsense"], "unknown result or check: nonsense (see `verify list`)"),
 ]

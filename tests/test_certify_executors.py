@@ -71,8 +71,8 @@ def test_a_journal_of_another_run_is_refused(tmp_path):
     key = box_journal.run_key("thm2-4d", statements.axes("thm2-4d"), root, CONSTANTS, 96,
                               "centred", 12)
     path = tmp_path / "j.jsonl"
-    box_journal.BoxJournal(path, key)
+    box_journal.journal(path, key)
     with pytest.raises(JournalError, match="constants"):
-        box_journal.BoxJournal(path, dict(key, constants={}))
+        box_journal.journal(path, dict(key, constants={}))
     path.write_text(path.read_text() + '{"box": ["0x1p+0"')  # a last line cut by a stop
-    assert box_journal.BoxJournal(path, key).done == {}
+    assert box_journal.journal(path, key).done == {}

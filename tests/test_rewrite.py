@@ -58,6 +58,11 @@ def test_a_cube_certificate_is_rewritten_keeping_its_finding_runs_cost(tmp_path,
     assert [leaf["box"] for leaf in new["leaves"]] == [leaf["box"] for leaf in old["leaves"]]
     assert (new["judged"], new["cpu_seconds"]) == (old["judged"], old["cpu_seconds"])
     assert main(["recheck", str(path)]) == 0
+    again = tmp_path / "two" / "prop3-cube-d3.json"  # on two processes: the same bytes
+    again.parent.mkdir()
+    shutil.copy(CERTS / "prop3-cube-d3.json", again)
+    assert main(["recheck", str(again), "--rewrite", "--workers", "2"]) == 0
+    assert again.read_bytes() == path.read_bytes()
 
 
 def test_the_box_fingerprint_covers_the_judge_and_not_the_report():

@@ -22,10 +22,10 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from ..engine.certified.balls import outward
-from . import eps_tail, plan_range, statements
+from . import branch, eps_tail, plan_range, statements
 from .centred import centred_margins
 from .claims import Box, exact_final_margin, margins
 from .groups import GROUPS
@@ -39,7 +39,6 @@ WITNESS_AREA = 0.05  # a box not enclosed gets an exact witness try only when th
 ONE_SIDED = {"centred": {"thm2.final", "cor1.population", "thm2.optimum"},
              "plain": {"thm2.final", "cor1.population", "thm2.contraction"}}
 WITNESS_SIDE = 1 / 8  # ... and, in four dimensions, its u and v sides at most this wide
-CHUNK = 64  # boxes handed to the executor at once (the time budget is checked between chunks)
 
 
 class Judgement(NamedTuple):
@@ -248,38 +247,45 @@ def split(box: Box, axis: int | None = None) -> tuple[Box, Box]:
     return tuple(left), tuple(right)  # type: ignore[return-value]
 
 
-def judge_task(item: tuple) -> tuple[int, Judgement, float]:
-    """(index, judgement, CPU-seconds) of one box: the unit of work an executor runs."""
-    index, group, box, constants, bits, method = item
-    cpu = time.process_time()
-    verdict = judge(group, box, constants, bits, method)
-    return index, verdict, time.process_time() - cpu
+def encode(judgement: Judgement) -> dict:
+    """A judgement as a journal record's fields (floats as ``float.hex``)."""
+    return {"status": judgement.status, "axis": judgement.axis,
+            "margins": {c: [float(lo).hex(), float(hi).hex()]
+                        for c, (lo, hi) in judgement.margins.items()}}
 
 
-def _judge_all(group: str, items: list, constants, bits: int, method: str, executor,
-               journal) -> list[tuple[Judgement, float]]:
-    """The judgements of ``items`` ((box, depth) pairs) in their order: from the journal, else
-    on the executor (else here, with ``constants`` as given: a tracked view records its reads),
-    each new one journaled as it arrives."""
-    out: list = [None] * len(items)
-    todo = []
-    for i, (box, _) in enumerate(items):
-        found = journal.get(box) if journal else None
-        if found is not None:
-            out[i] = found
-        else:
-            todo.append(i)
-    if executor is None:
-        answers = (judge_task((i, group, items[i][0], constants, bits, method)) for i in todo)
-    else:
-        plain = dict(getattr(constants, "untracked", lambda: constants)())
-        answers = executor.completed(judge_task, [(i, group, items[i][0], plain, bits, method)
-                                                  for i in todo])
-    for i, verdict, cpu in answers:
-        if journal:
-            journal.record(items[i][0], items[i][1], verdict, cpu)
-        out[i] = (verdict, cpu)
-    return out
+def decode(record: dict) -> Judgement:
+    """:func:`encode` read back."""
+    return Judgement(record["status"], {c: (float.fromhex(lo), float.fromhex(hi))
+                                        for c, (lo, hi) in record["margins"].items()},
+                     record.get("axis"))
+
+
+@dataclass(frozen=True, eq=False)
+class Boxes:
+    """One group's claims over boxes, as a :class:`verify.certify.branch.Problem`."""
+
+    group: str
+    constants: Any
+    bits: int
+    method: str
+
+    def judge(self, box: Box) -> Judgement:
+        return judge(self.group, box, self.constants, self.bits, self.method)
+
+    def split(self, box: Box, judgement: Judgement) -> tuple[Box, Box]:
+        return split(box, judgement.axis)
+
+    def leaf(self, box: Box, depth: int, judgement: Judgement | None) -> Leaf:
+        if judgement is None:
+            return Leaf(box, depth, "unreached", {})
+        return Leaf(box, depth, judgement.status, judgement.margins)
+
+    def priority(self, judgement: Judgement) -> float:
+        return 0.0
+
+    encode = staticmethod(encode)
+    decode = staticmethod(decode)
 
 
 def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
@@ -293,42 +299,18 @@ def branch_and_bound(group: str, root: Box, constants, bits: int = 96,
     that tile the root (a certificate's leaves, :func:`verify.certify.certificate.seed`) to
     begin from instead of the root: every one is judged and split as any box.
 
-    Breadth first, one generation at a time (a budget cut leaves the hard corners, not the rest
-    of the box, unreached): the boxes of a generation are judged on ``executor`` (None: here,
-    one after another) in chunks, read back in queue order, so the result does not depend on
-    the executor; ``journal`` (:class:`verify.certify.box_journal.BoxJournal`) supplies the
-    judgements it holds and records the new ones; ``progress(run)`` is called after each
-    chunk."""
+    Breadth first (a budget cut leaves the hard corners, not the rest of the box, unreached), by
+    :func:`verify.certify.branch.search`: the boxes are judged on ``executor`` (None: here, one
+    after another) in chunks, read back in queue order, so the result does not depend on the
+    executor; ``journal`` (:func:`verify.certify.box_journal.journal`) supplies the judgements it
+    holds and records the new ones; ``progress(run)`` is called after each chunk."""
     run = Run(group, root, bits, method=method)
     began = time.perf_counter()
-    queue = list(start or [(root, 0)])
-    while queue:
-        children: list = []
-        stop = None  # where in the queue the budget ran out
-        for pos in range(0, len(queue), CHUNK):
-            chunk = queue[pos:pos + CHUNK]
-            allowed = len(chunk) if max_boxes is None else max(0, min(len(chunk),
-                                                                      max_boxes - run.judged))
-            if seconds is not None and time.perf_counter() - began > seconds:
-                allowed = 0
-            for (box, depth), (verdict, cpu) in zip(chunk, _judge_all(
-                    group, chunk[:allowed], constants, bits, method, executor, journal)):
-                run.judged += 1
-                run.cpu_seconds += cpu
-                if verdict.status == "undecided" and depth < max_depth:
-                    lo, hi = split(box, verdict.axis)
-                    children += [(lo, depth + 1), (hi, depth + 1)]
-                else:
-                    run.leaves.append(Leaf(box, depth, verdict.status, verdict.margins))
-            if progress:
-                progress(run)
-            if allowed < len(chunk):
-                stop = pos + allowed
-                break
-        if stop is not None:
-            run.leaves += [Leaf(box, depth, "unreached", {}) for box, depth in queue[stop:] + children]
-            break
-        queue = children
+    plain = constants if executor is None else dict(getattr(constants, "untracked",
+                                                            lambda: constants)())
+    branch.search(Boxes(group, plain, bits, method), run, list(start or [(root, 0)]),
+                  max_depth, max_boxes, seconds, executor, journal,
+                  progress=None if progress is None else lambda r, _: progress(r))
     run.seconds = time.perf_counter() - began
     return run
 

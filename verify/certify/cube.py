@@ -39,11 +39,7 @@ Certificates and their recheck: :mod:`verify.certify.cube_certificate`.
 """
 from __future__ import annotations
 
-import heapq
-import json
 import math
-import time
-from collections import deque
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -55,7 +51,9 @@ from ..engine.certified.balls import outward, precision
 from ..engine.certified.ratio_floors import cone_shift, loss_at, quadratic_floor
 from ..engine.certified.general import ball_moments
 from ..engine.certified.ratios import box_moments, point_moments
+from ..run.journal import finder_fingerprint
 from ..run.progress import note
+from . import branch
 
 BITS = 64
 MAX_DEPTH = 40
@@ -349,89 +347,75 @@ class Run:
         return min(done, key=lambda leaf: leaf.margin[0], default=None)
 
 
-def _key(box: Box) -> str:
-    return ",".join(float(x).hex() for side in box for x in side)
+def encode(judgement: Judgement) -> dict:
+    """A judgement as a journal record's fields (floats as ``float.hex``)."""
+    return {"status": judgement.status, "margin": [float(x).hex() for x in judgement.margin],
+            "target": judgement.target, "axis": judgement.axis}
 
 
-def _journal(path: Path | None) -> dict:
-    if path is None or not path.exists():
-        return {}
-    out = {}
-    for line in path.read_text().splitlines():
-        if line.strip():
-            rec = json.loads(line)
-            out[rec["key"]] = Judgement(rec["status"], tuple(float.fromhex(x) for x in rec["margin"]),
-                                        rec["target"], rec["axis"])
-    return out
+def decode(record: dict) -> Judgement:
+    """:func:`encode` read back."""
+    return Judgement(record["status"], tuple(float.fromhex(x) for x in record["margin"]),
+                     record["target"], record["axis"])
 
 
-def _record(path: Path, box: Box, j: Judgement) -> None:
-    with path.open("a") as fh:
-        fh.write(json.dumps({"key": _key(box), "status": j.status,
-                             "margin": [float(x).hex() for x in j.margin], "target": j.target,
-                             "axis": j.axis}) + "\n")
+def journal_key(problem: Problem, constants) -> dict:
+    """What must agree for two runs' judgements to be interchangeable (the code: the
+    fingerprint of this module and what it imports)."""
+    values = getattr(constants, "untracked", lambda: constants)()
+    return {"group": problem.group, "root": branch.hex_box(problem.root),
+            "constants": {k: str(v) for k, v in sorted(values.items())}, "bits": BITS,
+            "code": finder_fingerprint("certify/cube.py")}
 
 
-class _Queue:
-    """Boxes to judge: first in, first out (breadth first), or, ``best_first``, the smallest
-    priority first (the upper end of the parent's margin: the box most likely to fail; ties in
-    the order pushed)."""
+@dataclass(frozen=True, eq=False)
+class Cubes:
+    """One cube problem under given constants, as a :class:`verify.certify.branch.Problem`
+    (best first: the children of the box with the smallest upper margin first)."""
 
-    def __init__(self, items: list, best_first: bool) -> None:
-        self.best_first, self.count = best_first, 0
-        self.items: deque | list = deque() if not best_first else []
-        for priority, box, depth in items:
-            self.push(priority, box, depth)
+    problem: Problem
+    constants: object
 
-    def __bool__(self) -> bool:
-        return bool(self.items)
+    def judge(self, box: Box) -> Judgement:
+        return judge(self.problem, box, self.constants)
 
-    def push(self, priority: float, box: Box, depth: int) -> None:
-        self.count += 1
-        if self.best_first:
-            heapq.heappush(self.items, (priority, self.count, box, depth))
-        else:
-            self.items.append((box, depth))
+    def split(self, box: Box, judgement: Judgement) -> tuple[Box, Box]:
+        return split(box, judgement.axis)
 
-    def pop(self) -> tuple:
-        if self.best_first:
-            return heapq.heappop(self.items)[2:]
-        return self.items.popleft()
+    def leaf(self, box: Box, depth: int, judgement: Judgement | None) -> Leaf:
+        if judgement is None:
+            return Leaf(box, depth, "unreached", (-math.inf, math.inf), None)
+        return Leaf(box, depth, judgement.status, judgement.margin, judgement.target)
+
+    def priority(self, judgement: Judgement) -> float:
+        return judgement.margin[1]
+
+    encode = staticmethod(encode)
+    decode = staticmethod(decode)
+
+
+def _note(run: Run, queued: int) -> None:
+    """The progress display (throttled)."""
+    note(f"{run.judged} boxes judged, {len(run.leaves)} leaves, {queued} boxes queued, "
+         f"{run.cpu_seconds:.0f} CPU-s")
 
 
 def branch_and_bound(problem: Problem, constants, start: list[tuple] | None = None,
                      max_boxes: int | None = None, max_depth: int = MAX_DEPTH,
-                     journal: Path | None = None, stop_on_failure: bool = False) -> Run:
+                     journal: Path | None = None, stop_on_failure: bool = False,
+                     executor=None) -> Run:
     """Certify ``problem`` over its root (or from ``start``: (box, depth) or (box, depth,
     priority) items tiling it, e.g. a certificate's leaves), breadth first.  After ``max_boxes`` judged boxes (a budget that
     gives the same answer on any machine) the rest are left ``unreached``; with
     ``stop_on_failure`` also after the first failing or disagreeing box (the claim is red); the
     boxes are then judged best first (the likeliest to fail first: a red claim shows at once).
-    ``journal``: judged boxes are appended there and read back on a restart."""
-    run = Run(problem)
-    began = time.process_time()
-    done = _journal(journal)
-    items = [(item[2] if len(item) > 2 else 0.0, item[0], item[1]) for item in start or [(problem.root, 0)]]
-    queue = _Queue(items, best_first=stop_on_failure)
-    red = False
-    while queue:
-        box, depth = queue.pop()
-        if (stop_on_failure and red) or (max_boxes is not None and run.judged >= max_boxes):
-            run.leaves.append(Leaf(box, depth, "unreached", (-math.inf, math.inf), None))
-            continue
-        run.judged += 1
-        note(f"{run.judged} boxes judged, {len(run.leaves)} leaves, {len(queue.items)} boxes queued, "
-             f"{time.process_time() - began:.0f} CPU-s")  # the progress display (throttled)
-        j = done.get(_key(box))
-        if j is None:
-            j = judge(problem, box, constants)
-            if journal is not None:
-                _record(journal, box, j)
-        if j.status == "undecided" and depth < max_depth:
-            for half in split(box, j.axis):
-                queue.push(j.margin[1], half, depth + 1)
-            continue
-        run.leaves.append(Leaf(box, depth, j.status, j.margin, j.target))
-        red = red or j.status in ("failing", "disagree")
-    run.cpu_seconds = time.process_time() - began
-    return run
+    ``executor``: where the boxes are judged (:mod:`verify.run.executors`; None: here; best
+    first judges one box at a time).  ``journal``: judged boxes are appended there (:class:`verify.certify.branch.Journal`, under
+    :func:`journal_key`) and read back on a restart.  The search itself is
+    :func:`verify.certify.branch.search`."""
+    values = getattr(constants, "untracked", lambda: constants)()
+    book = None if journal is None else branch.Journal(journal, journal_key(problem, values), decode)
+    return branch.search(Cubes(problem, constants), Run(problem), start or [(problem.root, 0)],
+                         max_depth, max_boxes, executor=executor, journal=book,
+                         best_first=stop_on_failure,
+                         stop_on_failure=stop_on_failure, progress=_note)

@@ -421,11 +421,12 @@ def checker_verdict(run: Run, constants) -> tuple[bool, str]:
                   f"enclosure {enclosed:.6g}")
 
 
-def rewrite(data: dict, constants) -> tuple[dict | None, str]:
+def rewrite(data: dict, constants, executor=None) -> tuple[dict | None, str]:
     """A cube certificate written again by this code: every leaf judged again from its own box
     with ``constants`` (the file's values of the constant its claim reads), the same leaves,
     their enclosures and this code's fingerprint; (None, why) when a leaf does not certify
-    again without a split."""
+    again without a split.  Here, the tightest leaf first and stopping at the first that fails;
+    on ``executor`` (:mod:`verify.run.executors`), every leaf in the file's order."""
     group = data.get("group")
     if data.get("format") != FORMAT or group not in PROBLEMS:
         return None, f"not a cube certificate ({group!r})"
@@ -435,7 +436,8 @@ def rewrite(data: dict, constants) -> tuple[dict | None, str]:
     gaps = coverage_problems(problem.root, [box for box, _ in start]) if start else ["no leaves"]
     if gaps:
         return None, f"its leaves do not tile its root ({gaps[0]}): not rewritten"
-    run = branch_and_bound(problem, values, start, None, MAX_DEPTH, stop_on_failure=True)
+    run = branch_and_bound(problem, values, start, None, MAX_DEPTH,
+                           stop_on_failure=executor is None, executor=executor)
     if sorted(leaf.box for leaf in run.leaves) != sorted(box for box, _ in start) \
             or any(leaf.status != "certified" for leaf in run.leaves):
         return None, ("a leaf does not certify again without a split: not rewritten "

@@ -7,8 +7,9 @@ executor (:mod:`verify.run.executors`: serial, a process pool, a Dask cluster). 
 leaves are put together in the parts' order, so the leaves, their order and the count of judged
 boxes are the same for any number of workers; only the CPU-seconds differ.
 
-With a journal every part appends its judged boxes to the one file (cube's per-box JSON lines,
-one ``write`` each) and reads it when it starts, so a stopped run resumes box by box.  The
+With a journal every part appends its judged boxes to the one file
+(:class:`verify.certify.branch.Journal`, one ``write`` per box; its key line written here first)
+and reads it when it starts, so a stopped run resumes box by box.  The
 workers must see that file: a process pool or a local cluster, not a remote scheduler.
 
 The code that judges a box is cube's; this module only schedules it, so it lies outside the
@@ -23,7 +24,9 @@ from typing import Callable
 
 from ..run import progress
 from ..run.executors import Executor, Serial
-from .cube import PRESPLIT, Box, Leaf, Problem, Run, branch_and_bound, judge, split
+from . import branch
+from .cube import (PRESPLIT, Box, Leaf, Problem, Run, branch_and_bound, decode, journal_key,
+                   judge, split)
 
 
 def parts(problem: Problem, constants) -> list[tuple[Box, int]]:
@@ -56,6 +59,8 @@ def certify(problem: Problem, constants, executor: Executor | None = None,
     (serial by default); ``notes``: the progress display's folder the parts write to; ``done``
     is told (parts finished, parts) as they finish."""
     values = dict(getattr(constants, "untracked", lambda: constants)())
+    if journal is not None:  # its key line, before the parts open it (a foreign one is refused)
+        branch.Journal(journal, journal_key(problem, values), decode)
     top = parts(problem, values)
     tasks = [(i, problem, values, box, depth, journal) for i, (box, depth) in enumerate(top)]
     found: dict[int, tuple[list[Leaf], int, float]] = {}

@@ -135,7 +135,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
         key = box_journal.run_key(args.group, statements.axes(args.group), root, consts,
                                   args.bits, "centred", args.max_depth)
         try:
-            journal = box_journal.BoxJournal(Path(args.journal), key)
+            journal = box_journal.journal(Path(args.journal), key)
         except JournalError as exc:  # another run's journal, or not one
             raise ValueError(str(exc)) from None
     try:
@@ -283,8 +283,11 @@ def _rewrite(data: dict, args: argparse.Namespace, out) -> int:
 
     if str(data.get("group", "")).startswith(("prop2-", "prop3-")):
         from ..certify.cube_certificate import rewrite
+        from ..run import executors
 
-        new, said = rewrite(data, constants_mod.values(constants_mod.load()))
+        with executors.choose(args.workers, keep=True) as pool:
+            new, said = rewrite(data, constants_mod.values(constants_mod.load()),
+                                pool if args.workers > 1 else None)
     elif data.get("group") in ("thm2-large-d", "cor1-large-d"):
         raise ValueError("the lemma's certificates are written by `verify certify "
                          f"{data['group']} --d 1e9 inf --eps 0 1`, not rewritten")
@@ -349,6 +352,14 @@ def cmd_certify_cube(args: argparse.Namespace) -> int:
                                   "--cluster local)")
     consts = constants_mod.values(load_constants(args))
     journal = Path(args.journal) if args.journal else None
+    if journal is not None:
+        from ..certify.branch import Journal
+        from ..run.journal import JournalError
+
+        try:  # its key line now; another run's journal, or not one, is refused
+            Journal(journal, cube.journal_key(cube.PROBLEMS[args.group], consts), cube.decode)
+        except JournalError as exc:
+            raise ValueError(str(exc)) from None
     try:
         pool = executors.choose(args.workers, args.scheduler, args.cluster)
     except executors.ExecutorError as exc:
