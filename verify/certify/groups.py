@@ -62,4 +62,3 @@ GROUPS: dict[str, Group] = {
                                                     ("cor1-4d-tail", AXES_TAIL))},
 }
 TAIL, TAIL_COR1 = "thm2-4d-tail", "cor1-4d-tail"
-PLAN_GROUPS = tuple(name for name, g in GROUPS.items() if len(g.axes) == 4)

@@ -31,11 +31,6 @@ class ErrorKind(str, Enum):
     PROVEN = "proven"
     ESTIMATED = "estimated"
 
-    @property
-    def rigorous(self) -> bool:
-        """True when ``[lower, upper]`` contains the true value as a theorem."""
-        return self is not ErrorKind.ESTIMATED
-
 
 _STRENGTH = {ErrorKind.ENCLOSURE: 0, ErrorKind.PROVEN: 1, ErrorKind.ESTIMATED: 2}
 
@@ -79,11 +74,6 @@ class Estimate:
     def scale(self, factor: Any) -> "Estimate":
         """``factor * self`` for an exact ``factor``."""
         return Estimate(factor * self.value, abs(factor) * self.error, self.kind)
-
-    def with_error(self, extra: Any, kind: ErrorKind | None = None) -> "Estimate":
-        """The same value with ``extra`` added to its error (of ``kind``, default unchanged)."""
-        return Estimate(self.value, self.error + extra,
-                        self.kind if kind is None else weakest(self.kind, kind))
 
     @classmethod
     def exact(cls, value: Any) -> "Estimate":

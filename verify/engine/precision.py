@@ -1,17 +1,12 @@
 """Working precision: one guard-digit constant and one context for the whole engine.
 
 Callers ask for ``dps`` correct digits; the engine computes at ``dps + GUARD_DIGITS`` inside
-:func:`working` and rounds its results back to ``dps`` with :func:`at_dps` at the boundary, so no
-caller writes ``dps + 10`` or ``workdps(30)`` by hand.
+:func:`working`, so no caller writes ``dps + 10`` or ``workdps(30)`` by hand.
 
 >>> import mpmath
 >>> with working(15):
 ...     mpmath.mp.dps
 25
->>> at_dps(mpmath.mpf(1) / 3, 5) == mpmath.mpf(1) / 3  # 5 digits kept, not 15
-False
->>> mpmath.nstr(at_dps(mpmath.mpf(1) / 3, 5), 5)
-'0.33333'
 """
 from __future__ import annotations
 
@@ -37,12 +32,6 @@ def working(dps: int) -> Iterator[None]:
     """Compute at ``dps`` plus the guard digits (mpmath's precision is restored on exit)."""
     with mpmath.workdps(dps + GUARD_DIGITS):
         yield
-
-
-def at_dps(x: mpmath.mpf, dps: int) -> mpmath.mpf:
-    """``x`` rounded to ``dps`` decimal digits (the boundary of the engine)."""
-    with mpmath.workdps(dps):
-        return +mpmath.mpf(x)
 
 
 def to_mpf(x: Fraction | int | str | float) -> mpmath.mpf:

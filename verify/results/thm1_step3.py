@@ -393,7 +393,7 @@ def _judge_second_moment(case: Case, constants: Constants) -> Outcome:
     links["slack"] = _nonneg_coefficients(slack, _d, _j)
     ok = all(links.values())
     eng, where = two_valued_worst(9, range(9, 31))
-    eng12, where12 = two_valued_worst(12, range(12, 25))
+    eng12, _ = two_valued_worst(12, range(12, 25))
     numeric = max(eng, eng12) <= 1 - _frac(GOOD)
     failed = [k for k, val in links.items() if not val]
     head = slack.subs(_j, 0) / _d**2  # the slack at E S = mu0 d, per d^2: the extreme case
