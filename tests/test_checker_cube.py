@@ -263,12 +263,41 @@ def test_the_enclosures_hold_at_sampled_points(sides):
     old, ctx.prec = ctx.prec, recheck.BITS
     try:
         centre = [arb((a + b) / 2) for a, b in sides]
-        low = cube_box.floors_over(3, sides, *cube.moments_at(3, centre))
+        own = cube_box.derivatives(3, cube_box.centred(sides)[0])
+        low = cube_box.floors_over(3, sides, *cube.moments_at(3, centre), None, own)
         for _ in range(3):
             r = [arb(rng.uniform(a, b)) for a, b in sides]
             assert all(f.upper() >= lo.lower() for f, lo in zip(cube.floors_at(3, r), low))
     finally:
         ctx.prec = old
+
+
+def test_a_piece_judged_with_the_derivatives_over_the_box_it_was_cut_from_stays_below():
+    """Derivative enclosures over a box hold over every box inside it, so a piece may use its
+    parent's (judge_leaf tries them before computing its own): the lower bounds then still lie
+    below F_s at seeded points of the piece."""
+    parent, rng = [(0.0, 0.25), (0.5, 0.75)], random.Random(11)
+    old, ctx.prec = ctx.prec, recheck.BITS
+    try:
+        above = cube_box.derivatives(3, cube_box.centred(parent)[0])
+        for piece in cube._halves(parent):
+            centre = [arb((a + b) / 2) for a, b in piece]
+            low = cube_box.floors_over(3, piece, *cube.moments_at(3, centre), None, above)
+            r = [arb(rng.uniform(a, b)) for a, b in piece]
+            assert all(f.upper() >= lo.lower() for f, lo in zip(cube.floors_at(3, r), low))
+    finally:
+        ctx.prec = old
+
+
+def test_the_pieces_try_their_parents_derivatives_first():
+    """A leaf that needs splits computes fewer derivative enclosures than it judges pieces (the
+    parents' serve first), and still refuses a false claim (c2 = 0.16 on [0.5, 1]^2)."""
+    real, calls = cube_box.derivatives, []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cube_box, "derivatives", lambda *a: calls.append(a) or real(*a))
+        found = judge((0.5, 1.0, 0.0, 0.5), 0.2)
+    assert found.problem is None and found.boxes > 1 and len(calls) < found.boxes
+    assert judge((0.5, 1.0, 0.5, 1.0), 0.16).problem
 
 
 def test_derivative_enclosures_of_half_their_width_miss_a_difference(monkeypatch):

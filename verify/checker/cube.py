@@ -189,9 +189,9 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
                        f"position")
         return out
     first = FINE[0] if at_zero else cube_box.FIRST
-    todo = [(box, 0)]
+    todo = [(box, 0, None)]  # a piece, its depth, the derivatives over the piece it was cut from
     while todo:
-        sides, depth = todo.pop()
+        sides, depth, above = todo.pop()
         out.boxes += 1
         out.depth = max(out.depth, depth)
         M, m = moments_at(d, [arb((a + b) / 2) for a, b in sides])
@@ -207,16 +207,20 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
         if cone:
             shift, beta = dual(M, m[int(s_lo)], int(s_lo))
             here = _loss(M, m[int(s_lo)], beta).upper() - bound
-            low = cube_box.floors_over(d, sides, M, m, {int(s_lo): shift})[0].lower() - bound
         else:
             here = max((f.upper() for f in _floors(M, m)), key=float) - bound
-            fl = () if corner else cube_box.floors_over(d, sides, M, m, None, first)
-            low = max((f.lower() for f in fl), key=float, default=arb(-math.inf)) - bound
         if here < 0:
             out.problem = (f"leaf {index} ({_where(box)}), {claim}: FALSE at the centre of "
                            f"{_where(sides)} (the claim's quantity minus its bound is "
                            f"{recheck.ball(here)} there)")
             return out
+        low, own = arb(-math.inf), above
+        for derivs in [] if corner else [above, None] if above else [None]:  # its own last
+            own = derivs or cube_box.derivatives(d, cube_box.centred(sides)[0], first)
+            fl = cube_box.floors_over(d, sides, M, m, {int(s_lo): shift} if cone else None, own)
+            low = max((f.lower() for f in fl), key=float) - bound
+            if low > 0:
+                break
         if low > 0:
             out.low = min(out.low, float(low))
             continue
@@ -225,7 +229,7 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
                            f"{_where(sides)} after {depth} further splits (the checker's lower "
                            f"bound there is {recheck.ball(low)})")
             return out
-        todo += [(half, depth + 1) for half in _halves(sides)]
+        todo += [(half, depth + 1, own) for half in _halves(sides)]
     return out
 
 

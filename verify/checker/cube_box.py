@@ -49,8 +49,8 @@ class Dual:
         if not lo > 0:
             return Dual(arb("nan"), [arb("nan")] * len(self.g))
         y = (1 / hi ** n).union(1 / lo ** n)
-        dy = (n / hi ** (n + 1)).union(n / lo ** (n + 1))
-        return Dual(y, [-dy * a for a in self.g])
+        dy = -(n / hi ** (n + 1)).union(n / lo ** (n + 1))
+        return Dual(y, [dy * a for a in self.g])
 
 
 def _product(box: list[arb], ls: Iterable[int]) -> arb:
@@ -74,30 +74,32 @@ def _integrands(d: int, h: int, box: list[arb], t: arb) -> tuple[dict, dict, dic
     p = arb(1) / (d - 1)
     q = 1 - p
     n = d - 1
-    zero = [arb(0)] * n
     w = {j: Dual(_product(box, range(h, j)), [_product(box, [l for l in range(h, j) if l != k])
                                                if h <= k < j else arb(0) for k in range(n)])
          for j in range(h, d)}
     x = {j: _decay(t, w[j]) for j in w}
-    delta = q * x[h] * (1 / arb(d))  # A' - A
+    xw = {j: x[j] * w[j] for j in w}
+    delta = x[h] * (q / d)  # A' - A
 
     def means(no: int | None) -> tuple[dict[int, Dual], Dual, Dual]:
         """A^-2 - A'^-2 = delta (A + A') A^-2 A'^-2, without cancellation."""
-        a = 1 - q * sum((x[j] for j in w if j != no), Dual(arb(0), zero)) * (1 / arb(d))
+        a = 1 - sum((x[j] for j in w if j != no), Dual(arb(0), [arb(0)] * n)) * (q / d)
         b = a + delta
         a2 = a.inv(2)
-        gap = delta * (a + b) * a2 * b.inv(2)
-        return {i: w[i] * x[i] * (p / d) * (gap if i != h else a2) for i in w if i != no}, a, b
+        gap = delta * (a + b) * a2 * b.inv(2) * (p / d)
+        a2 = a2 * (p / d)
+        return {i: xw[i] * (gap if i != h else a2) for i in w if i != no}, a, b
 
     mean, a, b = means(None)
     a3 = a.inv(3)
-    gap3 = delta * (a * a + a * b + b * b) * a3 * b.inv(3)  # A^-3 - A'^-3
+    gap3 = delta * (a * a + a * b + b * b) * a3 * b.inv(3) * (2 * p * q / d ** 2)  # A^-3 - A'^-3
+    a3 = a3 * (2 * p * q / d ** 2)
     second = {}
     for i in w:
         for j in w:
             if j >= i:
-                both = x[i] * x[j] * (2 * p * q / d ** 2) * (gap3 if h not in (i, j) else a3)
-                second[i, j] = t * (both * (w[i] * w[j]) + (w[i] * mean[i] if i == j else 0))
+                both = xw[i] * xw[j] * (gap3 if h not in (i, j) else a3)
+                second[i, j] = (both + w[i] * mean[i] if i == j else both) * t
     without = {(s, i): f for s in w if s != h for i, f in means(s)[0].items()}
     return second, mean, without
 
@@ -162,19 +164,17 @@ def centred(sides: list[tuple[float, float]]) -> tuple[list[arb], list[arb]]:
 
 
 def floors_over(d: int, sides: list[tuple[float, float]], M: list[list[arb]],
-                m: list[list[arb]], shift: dict[int, list[arb]] | None = None,
-                first: float = FIRST) -> list[arb]:
+                m: list[list[arb]], shift: dict[int, list[arb]] | None, derivs: tuple) -> list[arb]:
     """Lower bounds of every F_s = inf_beta L_s over the box (sides (a, b)), given M and m_s at
     its centre c = (a + b)/2 (section 15).  L_s(beta) = 1/2 beta' M beta - 2 beta' m_s + 1 and,
     for any fixed beta*, inf_beta L_s = L_s(beta*) - 1/2 g' M^-1 g with g = M beta* - 2 m_s, so
     F_s >= L_s(beta*) - (d/(2p)) |g|^2 (M >= (p/d) I).  beta* = 2 M^-1 m_s at the centre (its
     midpoints); L_s(beta*) and g over the box by the mean-value form: their values at c plus
-    their derivatives over the box (:func:`derivatives`, linear in dM, dm) times r - c.
-    ``shift``: {s: v} judges only those targets, with m_s + v (v constant in r: the cones'
-    dual bound, section 15)."""
+    their derivatives over the box times r - c; ``derivs`` = (dM, dm) enclose those derivatives
+    over the box or any box holding it (:func:`derivatives`).  ``shift``: {s: v} judges only
+    those targets, with m_s + v (v constant in r: the cones' dual bound, section 15)."""
     n = d - 1
-    box, step = centred(sides)
-    dM, dm = derivatives(d, box, first)
+    step, (dM, dm) = centred(sides)[1], derivs
     out = []
     for s in shift or range(d):
         ms = [a + b for a, b in zip(m[s], shift[s])] if shift else m[s]
