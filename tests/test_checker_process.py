@@ -57,7 +57,7 @@ def test_the_child_is_started_with_isolated_imports():
 PATCH = """
 open({marker!r}, "w").write("the engine was imported")
 import verify.checker.recheck as _checker
-_checker._agreement = lambda *args, **kwargs: None  # the checker's agreement test, replaced
+_checker._agree_at = lambda *args, **kwargs: None  # the checker's agreement test, replaced
 """
 
 

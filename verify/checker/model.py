@@ -174,9 +174,9 @@ def moments(d: arb, c: arb) -> tuple[arb, arb, arb, arb]:
     word); c may reach 0 (the limit v -> 0 of the four-axis boxes, section 11)."""
     if not c.upper() < 2**64:
         raise ArithmeticError("the range of c is too wide to integrate: split the box")
-    lo, hi = ends(c)
+    lo, hi = (c, c) if c.rad() < abs(c.mid()) * 2.0**-64 else ends(c)  # a point: one integral
     lo = lo if lo > 0 else arb(0)  # c = d e^(-gap) >= 0: a ball's rounding below 0 is not c's
     j_lo = scaled_at(d, lo)
-    j_hi = j_lo if lo == hi else scaled_at(d, hi)
+    j_hi = j_lo if lo is hi or lo == hi else scaled_at(d, hi)
     return (hull(lo * j_lo[0], hi * j_hi[0]), hull(lo * lo * j_lo[1], hi * hi * j_hi[1]),
             hull(j_lo[0], j_hi[0]), hull(j_lo[1], j_hi[1]))

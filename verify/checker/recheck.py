@@ -140,8 +140,8 @@ def _weakest(group: str, box: tuple, constants, method: str) -> tuple[tuple | No
 
 
 def judge_leaf(item: tuple) -> LeafVerdict:
-    """One leaf: its status and stored margins, its own margins (split as needed), the stored
-    enclosures against its values at the centre and corners (BITS bits, the caller's restored)."""
+    """One leaf: its status and stored margins, and its own margins (split as needed), at BITS
+    bits (the caller's restored); :func:`agreement` compares the stored enclosures after."""
     old = ctx.prec
     ctx.prec = BITS
     try:
@@ -150,8 +150,7 @@ def judge_leaf(item: tuple) -> LeafVerdict:
         ctx.prec = old
 
 
-def _judge_leaf(index: int, group: str, box: tuple, leaf: dict, constants, method: str,
-                corners: bool) -> LeafVerdict:
+def _judge_leaf(index: int, group: str, box: tuple, leaf: dict, constants, method: str) -> LeafVerdict:
     out = LeafVerdict(index)
     if leaf["status"] != "certified":
         out.problem = f"leaf {index} ({fmt(box, group)}) is recorded {leaf['status']!r}, not certified"
@@ -181,7 +180,6 @@ def _judge_leaf(index: int, group: str, box: tuple, leaf: dict, constants, metho
                            f"after {depth} further splits (enclosure {ball(weak[1])})")
             return out
         todo += [(half, depth + 1) for half in split(sub)]
-    out.problem = _agreement(index, group, box, leaf, constants, method, corners)
     return out
 
 
@@ -192,38 +190,41 @@ def _points(box: tuple, corners: bool) -> Iterable[tuple[str, tuple]]:
         yield "corner", tuple(x for c in corner for x in (c, c))
 
 
-def _agreement(index: int, group: str, box: tuple, leaf: dict, constants, method: str,
-               corners: bool):
-    for where, pt in _points(box, corners):
+def _agree_at(item: tuple) -> tuple[int, str] | None:
+    """At one point, every stored enclosure of the leaves that meet there against the checker's
+    value (BITS bits): (the first leaf that disagrees, why) or None."""
+    group, pt, constants, method, refs = item
+    old, ctx.prec = ctx.prec, BITS
+    try:
         try:
             q = evaluate(group, pt, constants)
         except (ArithmeticError, ValueError, ZeroDivisionError) as exc:
-            return f"leaf {index}: the checker cannot evaluate its {where} ({exc})"
-        for claim in GROUPS[group].claims:
-            kind, key = recorded(group)[method][claim]
-            (lo, hi), mine = leaf["margins"][claim], q[key]
-            agree = mine.overlaps(arb(lo).union(arb(hi))) if kind == "two" else arb(lo) <= mine.upper()
-            if not agree:
-                return (f"leaf {index} ({fmt(box, group)}), {claim}: the stored enclosure "
-                        f"[{lo:.12g}, {hi:.12g}] {'misses' if kind == 'two' else 'lies above'} the "
-                        f"checker's value {ball(mine)} at the {where} {fmt(pt, group)}")
-    return None
-
-
-def agreement(cert: Certificate, corners: bool = False) -> list[str]:
-    """The first stored enclosure that misses the checker's value at its leaf's centre (and
-    corners), none judged (the default recheck, whose engine re-judges the leaves)."""
-    old = ctx.prec
-    ctx.prec = BITS
-    try:
-        for index, leaf in enumerate(cert.leaves):
-            found = _agreement(index, cert.group, leaf["box"], leaf, cert.constants, cert.method,
-                               corners)
-            if found:
-                return [found]
+            return refs[0][0], f"leaf {refs[0][0]}: the checker cannot evaluate its {refs[0][1]} ({exc})"
+        for index, where, box, margins in refs:
+            for claim in GROUPS[group].claims:
+                kind, key = recorded(group)[method][claim]
+                (lo, hi), mine = margins[claim], q[key]
+                agree = mine.overlaps(arb(lo).union(arb(hi))) if kind == "two" else arb(lo) <= mine.upper()
+                if not agree:
+                    return index, (f"leaf {index} ({fmt(box, group)}), {claim}: the stored enclosure "
+                                   f"[{lo:.12g}, {hi:.12g}] {'misses' if kind == 'two' else 'lies above'} "
+                                   f"the checker's value {ball(mine)} at the {where} {fmt(pt, group)}")
+        return None
     finally:
         ctx.prec = old
-    return []
+
+
+def agreement(cert: Certificate, corners: bool = False, leaves: Iterable[int] | None = None,
+              pool: ProcessPoolExecutor | None = None) -> list[str]:
+    """The first stored enclosure (in leaf order) that misses the checker's value at its leaf's
+    centre (and corners): each point is evaluated once, for every leaf that meets there."""
+    at: dict[tuple, list] = {}
+    for i in range(len(cert.leaves)) if leaves is None else leaves:
+        for where, pt in _points(cert.leaves[i]["box"], corners):
+            at.setdefault(pt, []).append((i, where, cert.leaves[i]["box"], cert.leaves[i]["margins"]))
+    items = [(cert.group, pt, cert.constants, cert.method, refs) for pt, refs in at.items()]
+    found = [f for f in (pool.map(_agree_at, items, chunksize=16) if pool else map(_agree_at, items)) if f]
+    return [min(found, key=lambda f: f[0])[1]] if found else []
 
 @dataclass
 class Verdict:
@@ -276,14 +277,13 @@ def check(cert: Certificate, workers: int = 1, leaves: Iterable[int] | None = No
     if verdict.problems:  # not a tiling: no leaf can make it a proof
         return verdict
     chosen = range(len(cert.leaves)) if leaves is None else leaves
-    items = [(i, cert.group, cert.leaves[i]["box"], cert.leaves[i], cert.constants, cert.method,
-              corners) for i in chosen]
+    items = [(i, cert.group, cert.leaves[i]["box"], cert.leaves[i], cert.constants, cert.method)
+             for i in chosen]
     pool = ProcessPoolExecutor(workers) if workers > 1 and len(items) > 1 else None
     try:
         results = pool.map(judge_leaf, items, chunksize=4) if pool else map(judge_leaf, items)
-        for found in results:
-            if verdict.take(found):
-                break
+        if not any(verdict.take(found) for found in results):
+            verdict.problems = agreement(cert, corners, chosen, pool)
     finally:
         if pool:
             pool.shutdown(wait=True, cancel_futures=True)
