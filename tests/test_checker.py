@@ -260,6 +260,41 @@ def small_certificate():
     return certificate.certificate(run, K)
 
 
+def test_agreement_evaluates_each_point_once_for_every_leaf_that_meets_there(small_certificate, monkeypatch):
+    """Two leaves side by side share two corners: 2 centres and 6 corners, 8 evaluations (10
+    before the points were shared), and a raised enclosure of the second leaf is still named."""
+    calls = []
+    real = checker.evaluate
+    monkeypatch.setattr(checker, "evaluate", lambda *a: calls.append(a[1]) or real(*a))
+    cert = checker.read(small_certificate)
+    assert checker.agreement(cert, corners=True) == [] and len(calls) == len(set(calls)) == 8
+    data = copy.deepcopy(small_certificate)
+    hi = data["leaves"][1]["margins"]["prop1.bound"][1]
+    data["leaves"][1]["margins"]["prop1.bound"] = [(0.999 * float.fromhex(hi)).hex(), hi]
+    found = checker.agreement(checker.read(data), corners=True)
+    assert len(found) == 1 and found[0].startswith("leaf 1 ") and "misses" in found[0]
+
+
+def test_a_point_is_integrated_once_over_its_narrow_ball(monkeypatch):
+    """model.moments: c a few ulps wide (a point) takes one integral, a wide c one per end;
+    the point's values lie in the two ends' hull."""
+    calls = []
+    real = model.scaled_at
+    monkeypatch.setattr(model, "scaled_at", lambda d, c: calls.append(c) or real(d, c))
+    ctx.prec = 96
+    try:
+        d, c = arb(10), arb(10) * arb(-3).exp()
+        point = model.moments(d, c)
+        assert len(calls) == 1 and c.rad() > 0
+        lo, hi = model.ends(c)
+        (j_lo, _), (j_hi, _) = real(d, lo), real(d, hi)
+        assert point[2].overlaps(model.hull(j_lo, j_hi))
+        model.moments(d, c.union(c * 1.01))
+        assert len(calls) == 3
+    finally:
+        ctx.prec = 53
+
+
 @pytest.mark.parametrize("flags", [[], ["--independent"]])
 def test_forged_margins_infinite_or_disjoint_are_rejected_widened_ones_are_not(
         tmp_path, capsys, small_certificate, flags):

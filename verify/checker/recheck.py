@@ -276,7 +276,7 @@ def check(cert: Certificate, workers: int = 1, leaves: Iterable[int] | None = No
         verdict.problems.append("no leaves")
     if verdict.problems:  # not a tiling: no leaf can make it a proof
         return verdict
-    chosen = range(len(cert.leaves)) if leaves is None else leaves
+    chosen = range(len(cert.leaves)) if leaves is None else list(leaves)
     items = [(i, cert.group, cert.leaves[i]["box"], cert.leaves[i], cert.constants, cert.method)
              for i in chosen]
     pool = ProcessPoolExecutor(workers) if workers > 1 and len(items) > 1 else None
