@@ -273,6 +273,12 @@ def test_agreement_evaluates_each_point_once_for_every_leaf_that_meets_there(sma
     data["leaves"][1]["margins"]["prop1.bound"] = [(0.999 * float.fromhex(hi)).hex(), hi]
     found = checker.agreement(checker.read(data), corners=True)
     assert len(found) == 1 and found[0].startswith("leaf 1 ") and "misses" in found[0]
+    # at a corner both leaves share, the second leaf's stored enclosure is compared too
+    bad = checker.read(data)
+    shared = next(iter({pt for _, pt in checker._points(bad.leaves[0]["box"], True)}
+                       & {pt for _, pt in checker._points(bad.leaves[1]["box"], True)}))
+    refs = [(i, "corner", bad.leaves[i]["box"], bad.leaves[i]["margins"]) for i in (0, 1)]
+    assert checker._agree_at((bad.group, shared, bad.constants, bad.method, refs))[0] == 1
 
 
 def test_a_point_is_integrated_once_over_its_narrow_ball(monkeypatch):
