@@ -312,9 +312,8 @@ def cube_outcome(group: str, case, constants, max_boxes: int, folder: Path | Non
     elif not asked:
         values["checker"] = Checker.NOT_ASKED.value
         text = (f"{PROVED[problem.kind]} at d = {problem.d} (certified, ENGINE ONLY at this "
-                f"profile: the independent checker judges {problem.group} in the default and "
-                f"full profiles and in `verify recheck --independent "
-                f"certificates/{problem.group}.json`): " + text)
+                f"profile: this profile does not ask the independent checker at d = {problem.d}; "
+                f"`verify recheck --independent certificates/{problem.group}.json` asks it): " + text)
     elif checked is None and status is not True:
         values["checker"] = Checker.NOT_ASKED.value
         text = (f"NOT proved at d = {problem.d} (a check of the engine's below FAILS, so the "
