@@ -13,11 +13,12 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from fractions import Fraction
 from itertools import product
+from pathlib import Path
 from typing import Mapping
 
 from flint import acb, arb, arb_mat, ctx
 
-from . import cube_box, recheck
+from . import cube_box, journal, recheck
 from .tiling import tiling_problems
 
 CUBE = re.compile(r"(prop3-cube|prop3-sharp|prop2-cone)-d([345])")
@@ -105,10 +106,12 @@ def bind(cert: recheck.Certificate, registered: Mapping | None,
     return recheck.Binding(claim, notes, mismatches)
 
 
-def check(cert: recheck.Certificate, corners: bool = True, workers: int = 1) -> recheck.Verdict:
+def check(cert: recheck.Certificate, corners: bool = True, workers: int = 1,
+          kept: tuple[Path, dict] | None = None) -> recheck.Verdict:
     """The tiling, then every leaf judged over its box by :func:`judge_leaf` (split further where
     it is too wide; on ``workers`` processes), then the stored enclosures against the checker's
-    values at points (section 15)."""
+    values at points (section 15).  ``kept``: a journal's path and the leaves it holds
+    (:func:`journal.read`), taken as judged; each leaf accepted now is appended to it."""
     began = time.perf_counter()
     verdict = recheck.Verdict(len(cert.leaves))
     verdict.problems = tiling_problems(tuple(Fraction(x) for x in cert.root),
@@ -121,14 +124,20 @@ def check(cert: recheck.Certificate, corners: bool = True, workers: int = 1) -> 
         verdict.problems.append("the root leaves the cube [0, 1]^(d-1) of successive ratios "
                                 "(or the targets [0, d])")
     key = KINDS[kind][1]
+    done = kept[1] if kept and not verdict.problems else {}
+    for found in done.values():
+        verdict.take(found)
+    verdict.from_journal = len(done)
     items = [(i, leaf, kind, d, cert.constants[key] if key else None)
-             for i, leaf in enumerate(cert.leaves if not verdict.problems else [])]
+             for i, leaf in enumerate(cert.leaves if not verdict.problems else []) if i not in done]
     old, ctx.prec = ctx.prec, recheck.BITS
     pool = ProcessPoolExecutor(workers) if workers > 1 and len(items) > 1 else None
     try:
         for found in pool.map(_judge_item, items) if pool else map(_judge_item, items):
             if verdict.take(found):
                 break
+            if kept:
+                journal.write(kept[0], found)
         if not verdict.problems:
             verdict.problems = _agreement(cert, kind, d, KINDS[kind][0], corners)
     finally:

@@ -38,13 +38,13 @@ def main() -> int:
         print(f"verify: error: the checker's request is malformed ({exc!r})", file=sys.stderr)
         return 2
     try:
-        from . import recheck
+        from . import cube, journal, recheck
     except ImportError as exc:
         print(f"verify: error: the independent checker needs python-flint ({exc})", file=sys.stderr)
         return 2
     try:
-        data = json.loads(Path(path).read_text())
-        cert = recheck.read(data)
+        raw = Path(path).read_bytes()
+        cert = recheck.read(json.loads(raw))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         print(f"verify: error: {path}: {exc}", file=sys.stderr)
         return 2
@@ -59,7 +59,17 @@ def main() -> int:
         print("not rechecked: the file is not the registered claim (--any-box rechecks the "
              "file's own claim)")
         return 1
-    verdict = recheck.check(cert, int(request.get("workers", 1)), corners=request.get("corners", 1))
+    kept = request.get("journal")
+    if kept and not cube.CUBE.fullmatch(cert.group):
+        print("note: the journal is kept for cube and cone certificates only; not used")
+        kept = None
+    try:
+        kept = (Path(kept), journal.read(Path(kept), journal.key(raw, request))) if kept else None
+    except (OSError, ValueError) as exc:  # it cannot be read, or it is bound to something else
+        print(f"verify: error: {exc}", file=sys.stderr)
+        return 2
+    verdict = recheck.check(cert, int(request.get("workers", 1)), corners=request.get("corners", 1),
+                            kept=kept)
     for problem in verdict.problems:
         print(f"REJECTED: {problem}")
     if verdict.ok:

@@ -235,6 +235,7 @@ class Verdict:
     deepest: int = 0
     seconds: float = 0.0
     low: float = math.inf  # over every leaf judged (LeafVerdict.low)
+    from_journal: int = 0  # leaves taken from the journal of an earlier run (cube.check)
 
     @property
     def ok(self) -> bool:
@@ -253,21 +254,24 @@ class Verdict:
     def summary(self) -> str:
         return (f"{self.leaves} leaves: {self.boxes} boxes judged by the checker, "
                 f"{self.split_leaves} leaves split further (deepest {self.deepest}), smallest "
-                f"enclosed margin {self.low!r}, {self.seconds:.1f} s")
+                f"enclosed margin {self.low!r}, {self.seconds:.1f} s"
+                + (f"; {self.from_journal} leaves accepted by an earlier run, read from its journal"
+                   if self.from_journal else ""))
 
 
 def check(cert: Certificate, workers: int = 1, leaves: Iterable[int] | None = None,
-          corners: bool = True) -> Verdict:
+          corners: bool = True, kept: tuple | None = None) -> Verdict:
     """The independent recheck; stops at the first failing leaf (in leaf order).  ``leaves``:
     the indices to judge (default all; the tiling is always checked in full); ``corners``:
-    compare the stored enclosures at the leaf's corners too, not only at its centre."""
+    compare the stored enclosures at the leaf's corners too, not only at its centre; ``kept``:
+    a cube or cone check's journal (:mod:`journal`)."""
     began = time.perf_counter()
     from . import cube, large_d
 
     if cert.group in large_d.GROUPS:
         return large_d.check(cert)
     if cube.CUBE.fullmatch(cert.group):
-        return cube.check(cert, corners, workers)
+        return cube.check(cert, corners, workers, kept)
     root = tuple(Fraction(x) for x in cert.root)
     verdict = Verdict(len(cert.leaves))
     verdict.problems = tiling_problems(root, [tuple(Fraction(x) for x in leaf["box"])

@@ -174,6 +174,8 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     the leaves instead, in its own process (:func:`_recheck_independent`)."""
     if args.independent:
         return _recheck_independent(args)
+    if args.journal:
+        raise ValueError("--journal is kept by the independent checker: give --independent too")
     from ..certify.certificate import recheck
     from ..certify.registered import registration
     from ..checker import recheck as checker
@@ -242,7 +244,8 @@ def _recheck_independent(args: argparse.Namespace) -> int:
     request = {"certificate": str(Path(args.certificate).resolve()),
                "registered": registration(str(group)),
                "constants": {k: str(v) for k, v in constants_mod.values(constants_mod.load()).items()},
-               "any_box": args.any_box, "workers": args.workers}
+               "any_box": args.any_box, "workers": args.workers,
+               **({"journal": str(Path(args.journal).resolve())} if args.journal else {})}
     out = console()
     code, _, errors = ask(request, lambda line: out.print(line, soft_wrap=True, markup=False,
                                                           highlight=False))
@@ -446,4 +449,9 @@ def add_parsers(sub, command: Callable) -> None:
     rc.add_argument("--any-box", action="store_true",
                     help="recheck the file's own claim even when its box or constants differ "
                     "from the registered check's and proofs/constants.toml")
+    rc.add_argument("--journal", metavar="FILE",
+                    help="with --independent, on a cube or cone certificate: keep the leaves the "
+                    "checker accepts in FILE and, when FILE holds an earlier run's on the same "
+                    "file, claim, constants and checker, take those as judged (a stopped run "
+                    "resumes)")
     rc.set_defaults(handler=cmd_recheck)
