@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from verify.cli import main
-from verify.ledger import (CheckFacts, Discharge, Level, Obligation, Region, at_least, between,
-                           closed, evaluate, points, verdict)
+from verify.ledger import (CheckFacts, Discharge, Level, Obligation, Piece, Region, at_least,
+                           between, closed, evaluate, points, verdict)
 from verify.ledger.compose import problems
 from verify.ledger.region import Interval, covers, merge, span
 from verify.report import blueprint, proof_ledger
@@ -303,3 +303,13 @@ def test_the_report_and_the_certify_layer_use_one_word_for_an_accepted_certifica
     from verify.certify.verdicts import Checker
 
     assert proof_ledger.CHECKER_ACCEPTED == Checker.ACCEPTED.value
+
+
+def test_a_node_line_names_the_points_of_its_range_no_piece_reaches():
+    """prop3.sharp is declared for d in {3, 4, 5}; a run that proves it at d = 3 only says that
+    4 and 5 were not reached (red when the tree shows the declared range alone)."""
+    ob = Obligation("n", "a claim", Region.of(d=points(3, 4, 5)), Discharge.CERTIFIED, ("c",), checker=True)
+    line = proof_ledger.node_line(ob, [Piece(Region.of(d=points(3)), Level.PROVED)])
+    assert line.startswith("n: proved for d = 3; d ∈ {4, 5} not reached by this run — ")
+    assert "not reached" not in proof_ledger.node_line(ob, [Piece(ob.region, Level.PROVED)])
+    assert proof_ledger.node_line(ob, []).startswith("n: nothing — ")

@@ -12,7 +12,7 @@ from typing import Iterable, Mapping, Sequence
 
 from ..checks import Evidence, Result
 from ..ledger import CheckFacts, Level, Obligation, Piece, Region, Verdict, between, evaluate, verdict
-from ..ledger.region import points
+from ..ledger.region import covers, points
 from ..ledger.stated import as_stated
 from ..run.runner import CheckReport
 
@@ -142,10 +142,24 @@ def _piece_text(piece: Piece, region: Region) -> str:
     return f"{piece.level.words} for {piece.region.text(differ)}"
 
 
+def unreached(region: Region, pieces: list[Piece]) -> str:
+    """The points of a node's finite set of values along one parameter (d ∈ {3, 4, 5}) that no
+    piece reaches, in words ("" when every one is reached, or none)."""
+    for name, s in region.axes:
+        if len(s.parts) > 1 and all(p.lo == p.hi for p in s.parts):
+            reached = [q.region for q in pieces]
+            missing = [p.lo for p in s.parts
+                       if not covers(reached, region.intersect(Region.of(**{name: points(p.lo)})))]
+            if pieces and missing:
+                return f"; {Region.of(**{name: points(*missing)}).text()} not reached by this run"
+    return ""
+
+
 def node_line(ob: Obligation, pieces: list[Piece]) -> str:
-    """One node: its id, its standing (each piece with its range where narrower than the node's),
-    what discharges it and its claim."""
+    """One node: its id, its standing (each piece with its range where narrower than the node's;
+    the points of its range no piece reaches), what discharges it and its claim."""
     standing = "; ".join(_piece_text(p, ob.region) for p in pieces) or "nothing"
+    standing += unreached(ob.region, pieces)
     how = ob.discharge.value + (f" by {', '.join(ob.checks)}" if ob.checks else "")
     where = f" [{ob.where}]" if ob.where else ""
     return f"{ob.id}: {standing} — {how}: {ob.claim} ({range_words(ob.region)}){where}"
