@@ -125,9 +125,11 @@ def check(cert: recheck.Certificate, corners: bool = True, workers: int = 1,
                                 "(or the targets [0, d])")
     key = KINDS[kind][1]
     done = kept[1] if kept and not verdict.problems else {}
-    for found in done.values():
-        verdict.take(found)
-    verdict.from_journal = len(done)
+    for i in sorted(done):  # the journal skips the judging only: each record is read again
+        done[i].problem = stored(i, cert.leaves[i], kind, d)
+        if verdict.take(done[i]):
+            break
+    verdict.from_journal, verdict.journal = len(done), str(kept[0]) if kept else ""
     items = [(i, leaf, kind, d, cert.constants[key] if key else None)
              for i, leaf in enumerate(cert.leaves if not verdict.problems else []) if i not in done]
     old, ctx.prec = ctx.prec, recheck.BITS
@@ -170,6 +172,23 @@ def _where(sides: list[tuple[float, float]]) -> str:
     return " x ".join(f"r{k + 2} [{a:.6g}, {b:.6g}]" for k, (a, b) in enumerate(sides))
 
 
+def stored(index: int, leaf: dict, kind: str, d: int) -> str | None:
+    """What is wrong with a leaf's record (judged, or taken from a journal): not certified, not
+    a finite enclosure above 0 (hi = inf only at alpha = 0), or not one target position."""
+    lo, hi = leaf["margins"][KINDS[kind][0]]
+    cone = kind == "prop2-cone"
+    s_lo, s_hi = leaf["box"][:2] if cone else (0.0, 1.0)
+    r = leaf["box"][2 * cone:]
+    box = [(r[2 * k], r[2 * k + 1]) for k in range(d - 1)]
+    at_zero = kind == "prop3-sharp" and all(b == 1.0 for a, b in box)
+    if leaf["status"] != "certified" or not 0 < lo <= hi or not math.isfinite(lo) \
+            or (hi == math.inf) != at_zero or s_hi - s_lo != 1 or s_lo % 1 or not 0 <= s_lo < d:
+        return (f"leaf {index} ({_where(box)}) is recorded {leaf['status']!r} with the stored "
+                f"enclosure [{lo:.12g}, {hi:.12g}]: not certified, not a finite enclosure above 0 "
+                f"(hi = inf only at alpha = 0), or not one target position")
+    return None
+
+
 def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck.LeafVerdict:
     """One leaf: status and stored enclosure, then (the claim's quantity) - bound > 0 over its
     box, each piece halved along its widest side up to MAX_SPLIT times (section 15).  prop3:
@@ -182,21 +201,14 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
     sorted logits, the s-side [s, s + 1]): the dual bound of min over the cone {beta_s <=
     beta_j} of L_s with the multipliers :func:`dual` chooses at the piece's centre, and a point
     of the cone with L_s below c1 there disproves the claim."""
-    out = recheck.LeafVerdict(index)
-    claim = KINDS[kind][0]
-    lo, hi = leaf["margins"][claim]
-    cone = kind == "prop2-cone"
-    s_lo, s_hi = leaf["box"][:2] if cone else (0.0, 1.0)
+    out = recheck.LeafVerdict(index, stored(index, leaf, kind, d))
+    if out.problem:
+        return out
+    claim, cone = KINDS[kind][0], kind == "prop2-cone"
+    s_lo = leaf["box"][0] if cone else 0.0
     r = leaf["box"][2 * cone:]
     box = [(r[2 * k], r[2 * k + 1]) for k in range(d - 1)]
     at_zero = kind == "prop3-sharp" and all(b == 1.0 for a, b in box)  # alpha = 0 is a corner
-    if leaf["status"] != "certified" or not 0 < lo <= hi or not math.isfinite(lo) \
-            or (hi == math.inf) != at_zero or s_hi - s_lo != 1 or s_lo % 1 or not 0 <= s_lo < d:
-        out.problem = (f"leaf {index} ({_where(box)}) is recorded {leaf['status']!r} with the "
-                       f"stored enclosure [{lo:.12g}, {hi:.12g}]: not certified, not a finite "
-                       f"enclosure above 0 (hi = inf only at alpha = 0), or not one target "
-                       f"position")
-        return out
     first = FINE[0] if at_zero else cube_box.FIRST
     todo = [(box, 0, None)]  # a piece, its depth, the derivatives over the piece it was cut from
     while todo:

@@ -9,43 +9,64 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
+
+import flint
 
 from .recheck import LeafVerdict
 
 
 def key(certificate: bytes, request: dict) -> str:
-    """What a journal is bound to: the file's bytes, the request's claim and constants, and the
-    source of every module of the checker."""
+    """What a journal is bound to: the file's bytes, the request's claim and constants, the
+    Python and python-flint versions, and every module of the checker (name and source).  It is
+    no secret: it catches a journal of another run, not a forged one (section 18)."""
     h = hashlib.sha256(certificate)
-    h.update(json.dumps([request.get(k) for k in ("registered", "constants", "any_box")],
-                        sort_keys=True).encode())
+    h.update(json.dumps([request.get(k) for k in ("registered", "constants", "any_box")]
+                        + [sys.version, flint.__version__], sort_keys=True).encode())
     for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
-        h.update(path.read_bytes())
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
-def read(path: Path, bound: str) -> dict[int, LeafVerdict]:
-    """The leaves accepted so far (none for a new journal, which is started); ValueError for a
-    journal bound to anything else.  A line cut short by a stop ends the reading."""
-    if not path.exists():
+def _leaf(line: str, n: int) -> LeafVerdict:
+    """One line: a leaf index below n, at least one box, a depth >= 0, a lower end > 0."""
+    r = json.loads(line)
+    i, boxes, depth, low = r["leaf"], r["boxes"], r["depth"], float.fromhex(r["low"])
+    if not all(type(v) is int for v in (i, boxes, depth)) or not (0 <= i < n and boxes >= 1
+                                                                   and depth >= 0 and low > 0):
+        raise ValueError(f"not an accepted leaf of this file: {line[:80]}")
+    return LeafVerdict(i, None, boxes, depth, low)
+
+
+def read(path: Path, bound: str, n: int) -> dict[int, LeafVerdict]:
+    """The leaves accepted so far of a file of n leaves (none for a new journal, which is
+    started); ValueError for a journal of anything else or a line that is not an accepted leaf.
+    A last line cut short by a stop is removed (its leaf is judged again)."""
+    if not path.exists() or not path.read_text():  # new, or stopped before its first line
         path.write_text(json.dumps({"key": bound}) + "\n")
-    lines, done = path.read_text().splitlines(), {}
     try:
+        text = path.read_text()
+        lines = text.splitlines()
         if json.loads(lines[0])["key"] != bound:
             raise KeyError
-    except (IndexError, ValueError, KeyError, TypeError):
-        raise ValueError(f"the journal {path} was written for another file, claim, constants or "
-                         "checker (remove it to start again)") from None
-    for line in lines[1:]:
+    except (IndexError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"the journal {path} is not one of this file, claim, constants and "
+                         f"checker ({type(exc).__name__}; remove it to start again)") from None
+    done: dict[int, LeafVerdict] = {}
+    whole = len(lines)
+    for k, line in enumerate(lines[1:], 1):
         try:
-            r = json.loads(line)
-            done[int(r["leaf"])] = LeafVerdict(int(r["leaf"]), None, int(r["boxes"]), int(r["depth"]),
-                                               float.fromhex(r["low"]))
-        except (ValueError, KeyError, TypeError):
+            found = _leaf(line, n)
+        except (ValueError, KeyError, TypeError, OverflowError) as exc:
+            if k < len(lines) - 1 or text.endswith("\n"):
+                raise ValueError(f"the journal {path}, line {k + 1}: {exc}") from None
+            whole = k
             break
+        done[found.index] = found
+    if not text.endswith("\n"):  # a stop cut the last line short: keep the whole lines only
+        path.write_text("\n".join(lines[:whole]) + "\n")
     return done
-
 
 def write(path: Path, found: LeafVerdict) -> None:
     """Append one accepted leaf."""

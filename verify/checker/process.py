@@ -64,12 +64,17 @@ def main() -> int:
         print("note: the journal is kept for cube and cone certificates only; not used")
         kept = None
     try:
-        kept = (Path(kept), journal.read(Path(kept), journal.key(raw, request))) if kept else None
-    except (OSError, ValueError) as exc:  # it cannot be read, or it is bound to something else
+        kept = (Path(kept), journal.read(Path(kept), journal.key(raw, request), len(cert.leaves))) \
+            if kept else None
+    except (OSError, ValueError) as exc:  # the journal cannot be read, or is not this run's
         print(f"verify: error: {exc}", file=sys.stderr)
         return 2
-    verdict = recheck.check(cert, int(request.get("workers", 1)), corners=request.get("corners", 1),
-                            kept=kept)
+    try:
+        verdict = recheck.check(cert, int(request.get("workers", 1)), corners=request.get("corners", 1),
+                                kept=kept)
+    except OSError as exc:  # the journal cannot be written: no verdict
+        print(f"verify: error: the journal: {exc}", file=sys.stderr)
+        return 2
     for problem in verdict.problems:
         print(f"REJECTED: {problem}")
     if verdict.ok:

@@ -236,6 +236,7 @@ class Verdict:
     seconds: float = 0.0
     low: float = math.inf  # over every leaf judged (LeafVerdict.low)
     from_journal: int = 0  # leaves taken from the journal of an earlier run (cube.check)
+    journal: str = ""
 
     @property
     def ok(self) -> bool:
@@ -255,8 +256,9 @@ class Verdict:
         return (f"{self.leaves} leaves: {self.boxes} boxes judged by the checker, "
                 f"{self.split_leaves} leaves split further (deepest {self.deepest}), smallest "
                 f"enclosed margin {self.low!r}, {self.seconds:.1f} s"
-                + (f"; {self.from_journal} leaves accepted by an earlier run, read from its journal"
-                   if self.from_journal else ""))
+                + (f"; {self.from_journal} of the leaves (and their boxes) were judged by an earlier "
+                   f"run and taken unjudged from the journal {self.journal}: "
+                   f"{self.leaves - self.from_journal} judged in this run" if self.from_journal else ""))
 
 
 def check(cert: Certificate, workers: int = 1, leaves: Iterable[int] | None = None,

@@ -172,9 +172,11 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     The engine's recheck then re-judges every leaf, and the stored enclosures are compared with
     the checker's own values at each leaf's centre.  With ``--independent`` the checker judges
     the leaves instead, in its own process (:func:`_recheck_independent`)."""
+    if args.journal is not None and not args.journal.strip():
+        raise ValueError("--journal needs a file name")
     if args.independent:
         return _recheck_independent(args)
-    if args.journal:
+    if args.journal is not None:
         raise ValueError("--journal is kept by the independent checker: give --independent too")
     from ..certify.certificate import recheck
     from ..certify.registered import registration
