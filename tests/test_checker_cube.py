@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
-from flint import arb, ctx
+from flint import arb, arb_mat, ctx
 
 from verify.checker import cube, cube_box, recheck
 from verify.certify.verdicts import Checker, Route, Sample
@@ -189,19 +189,55 @@ def test_a_leaf_enlarged_or_shifted_breaks_the_tiling(side):
     assert "leaves 0 and 1 overlap" in verdict.problems
 
 
-def test_the_width_term_of_the_centred_form_is_load_bearing(monkeypatch):
-    """With every derivative enclosure set to 0 the bound is the value at the centre, and a
-    false claim (c2 = 0.16 on [0.5, 1]^2) passes; the real enclosure refuses it."""
+def _zeroed(real):
+    """``real`` (derivatives: lists by k; hessians: dicts by (k, l)) with every entry 0."""
+    def zero(d, *rest):
+        return tuple({c: [[arb(0)] * d for _ in range(d)] for c in D} if isinstance(D, dict)
+                     else [[[arb(0)] * d for _ in range(d)] for _ in D] for D in real(d, *rest))
+    return zero
+
+
+def test_the_gradient_and_hessian_terms_are_load_bearing(monkeypatch):
+    """With the gradient at the centre and the Hessians over the box set to 0 (the value at the
+    centre alone) a false claim (c2 = 0.16 on [0.5, 1]^2) passes; the real enclosures refuse
+    it.  (With the Hessians alone set to 0 the -(d/2p)|g|^2 term hides the fault from the
+    floors at d = 3; the test below catches it in the Taylor form itself.)"""
     assert judge((0.5, 1.0, 0.5, 1.0), 0.16).problem
-    real = cube_box.derivatives
-
-    def zero(d, box, first):
-        dM, dm = real(d, box, first)
-        return ([[[arb(0)] * d for _ in range(d)] for _ in dM],
-                [[[arb(0)] * d for _ in range(d)] for _ in dm])
-
-    monkeypatch.setattr(cube_box, "derivatives", zero)
+    for name in ("derivatives", "hessians"):
+        monkeypatch.setattr(cube_box, name, _zeroed(getattr(cube_box, name)))
     assert judge((0.5, 1.0, 0.5, 1.0), 0.16).problem is None  # unsound: the fault passes
+
+
+def taylor_holds(sides: list[tuple[float, float]]) -> bool:
+    """L_s(beta) - 1 and g = M beta - 2 m_s at seeded points r of the box (beta fixed: the
+    centre's minimiser) lie in their second-order forms of ``cube_box.taylor`` (d = 3)."""
+    rng = random.Random(3)
+    old, ctx.prec = ctx.prec, recheck.BITS
+    try:
+        centre = [arb((a + b) / 2) for a, b in sides]
+        M, m = cube.moments_at(3, centre)
+        grad = cube_box.derivatives(3, centre)
+        hess = cube_box.hessians(3, cube_box.centred(sides)[0])
+        for s in range(3):
+            y = arb_mat(M).solve(arb_mat([[x] for x in m[s]]))
+            beta = [2 * arb(y[i, 0].mid()) for i in range(3)]
+            value, g = cube_box.taylor(sides, M, m[s], s, beta, grad, hess)
+            for _ in range(8):
+                Mr, mr = cube.moments_at(3, [arb(rng.uniform(a, b)) for a, b in sides])
+                gr = [sum((Mr[i][j] * beta[j] for j in range(3)), -2 * mr[s][i]) for i in range(3)]
+                if not (value.contains(cube_box.quadratic(Mr, mr[s], beta))
+                        and all(a.contains(b) for a, b in zip(g, gr))):
+                    return False
+        return True
+    finally:
+        ctx.prec = old
+
+
+def test_the_taylor_form_holds_and_needs_its_hessian_term(monkeypatch):
+    sides = [(0.0, 0.5), (0.5, 1.0)]
+    assert taylor_holds(sides)
+    monkeypatch.setattr(cube_box, "hessians", _zeroed(cube_box.hessians))
+    assert not taylor_holds(sides)
 
 
 def test_inf_beta_at_a_fixed_beta_star_is_an_identity():
@@ -254,17 +290,47 @@ def differences_inside(sides: list[tuple[float, float]]) -> bool:
         ctx.prec = old
 
 
+def second_differences_inside(sides: list[tuple[float, float]]) -> bool:
+    """Second central differences of ``moments_at`` (d^2/dr_k^2 and d^2/dr_k dr_l, h = 10^-3)
+    at four seeded points of the box lie in the Hessian enclosures over it (d = 3)."""
+    rng, h = random.Random(5), 1e-3
+    old, ctx.prec = ctx.prec, recheck.BITS
+    try:
+        HM, Hm = cube_box.hessians(3, [arb(a).union(arb(b)) for a, b in sides], cube_box.SECOND)
+
+        def at(r, k, a, l, b):
+            p = list(r)
+            p[k] += a
+            p[l] += b
+            return cube.moments_at(3, [arb(x) for x in p])
+
+        for _ in range(4):
+            r = [rng.uniform(a + h, b - h) for a, b in sides]
+            for k, l in HM:
+                corners = [at(r, k, a * h, l, b * h) for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1))]
+                for X, H in ((0, HM[k, l]), (1, Hm[k, l])):
+                    if not all(H[i][j].contains(((corners[0][X][i][j] - corners[1][X][i][j]
+                                                  - corners[2][X][i][j] + corners[3][X][i][j])
+                                                 / (4 * h * h)).mid())
+                               for i in range(3) for j in range(3)):
+                        return False
+        return True
+    finally:
+        ctx.prec = old
+
+
 @pytest.mark.parametrize("sides", [[(0.75, 1.0), (0.75, 1.0)], [(0.0, 0.25), (0.5, 0.75)]])
 def test_the_enclosures_hold_at_sampled_points(sides):
-    """The derivative enclosures hold the central differences, and the lower bound of every F_s
-    lies below its value, at seeded points of the box."""
-    assert differences_inside(sides)
+    """The derivative and Hessian enclosures hold the central differences, and the lower bound
+    of every F_s lies below its value, at seeded points of the box."""
+    assert differences_inside(sides) and second_differences_inside(sides)
     rng = random.Random(7)
     old, ctx.prec = ctx.prec, recheck.BITS
     try:
         centre = [arb((a + b) / 2) for a, b in sides]
-        own = cube_box.derivatives(3, cube_box.centred(sides)[0])
-        low = cube_box.floors_over(3, sides, *cube.moments_at(3, centre), None, own)
+        low = cube_box.floors_over(3, sides, *cube.moments_at(3, centre), None,
+                                   cube_box.derivatives(3, centre),
+                                   cube_box.hessians(3, cube_box.centred(sides)[0]))
         for _ in range(3):
             r = [arb(rng.uniform(a, b)) for a, b in sides]
             assert all(f.upper() >= lo.lower() for f, lo in zip(cube.floors_at(3, r), low))
@@ -272,45 +338,81 @@ def test_the_enclosures_hold_at_sampled_points(sides):
         ctx.prec = old
 
 
-def test_a_piece_judged_with_the_derivatives_over_the_box_it_was_cut_from_stays_below():
-    """Derivative enclosures over a box hold over every box inside it, so a piece may use its
+def test_a_piece_judged_with_the_hessians_over_the_box_it_was_cut_from_stays_below():
+    """Hessian enclosures over a box hold over every box inside it, so a piece may use its
     parent's (judge_leaf tries them before computing its own): the lower bounds then still lie
     below F_s at seeded points of the piece."""
     parent, rng = [(0.0, 0.25), (0.5, 0.75)], random.Random(11)
     old, ctx.prec = ctx.prec, recheck.BITS
     try:
-        above = cube_box.derivatives(3, cube_box.centred(parent)[0])
+        above = cube_box.hessians(3, cube_box.centred(parent)[0])
         for piece in cube._halves(parent):
             centre = [arb((a + b) / 2) for a, b in piece]
-            low = cube_box.floors_over(3, piece, *cube.moments_at(3, centre), None, above)
+            low = cube_box.floors_over(3, piece, *cube.moments_at(3, centre), None,
+                                       cube_box.derivatives(3, centre), above)
             r = [arb(rng.uniform(a, b)) for a, b in piece]
             assert all(f.upper() >= lo.lower() for f, lo in zip(cube.floors_at(3, r), low))
     finally:
         ctx.prec = old
 
 
-def test_the_pieces_try_their_parents_derivatives_first():
-    """A leaf that needs splits computes fewer derivative enclosures than it judges pieces (the
+def test_the_pieces_try_their_parents_hessians_first():
+    """A leaf that needs splits computes fewer Hessian enclosures than it judges pieces (the
     parents' serve first), and still refuses a false claim (c2 = 0.16 on [0.5, 1]^2)."""
-    real, calls = cube_box.derivatives, []
+    real, calls = cube_box.hessians, []
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(cube_box, "derivatives", lambda *a: calls.append(a) or real(*a))
-        found = judge((0.5, 1.0, 0.0, 0.5), 0.2)
+        patch.setattr(cube_box, "hessians", lambda *a: calls.append(a) or real(*a))
+        found = judge((0.5, 1.0, 0.0, 0.5), 0.21)
     assert found.problem is None and found.boxes > 1 and len(calls) < found.boxes
     assert judge((0.5, 1.0, 0.5, 1.0), 0.16).problem
+
+
+def _shrunk(real, factor: float):
+    """``real`` (derivatives or hessians) with every radius times ``factor``."""
+    def shrunk(*args):
+        return tuple([[[arb(x.mid(), x.rad() * factor) for x in row] for row in A] for A in D]
+                     if isinstance(D, list) else
+                     {c: [[arb(x.mid(), x.rad() * factor) for x in row] for row in A]
+                      for c, A in D.items()} for D in real(*args))
+    return shrunk
 
 
 def test_derivative_enclosures_of_half_their_width_miss_a_difference(monkeypatch):
     """The fault of a derivative enclosure at half its radius: the sampled central differences
     leave it on [0, 0.25] x [0.5, 0.75] (the real ones hold them, the test above)."""
-    real = cube_box.derivatives
-
-    def halved(d, box):
-        return tuple([[[arb(x.mid(), x.rad() / 2) for x in row] for row in A] for A in D]
-                     for D in real(d, box))
-
-    monkeypatch.setattr(cube_box, "derivatives", halved)
+    monkeypatch.setattr(cube_box, "derivatives", _shrunk(cube_box.derivatives, 0.5))
     assert not differences_inside([(0.0, 0.25), (0.5, 0.75)])
+
+
+def test_hessian_enclosures_of_a_quarter_their_width_miss_a_difference(monkeypatch):
+    """The same fault planted in the Hessians, at a quarter of their radius (at half, the
+    second differences still fall inside: the Hessians' enclosures are the looser, and their
+    term is second order in the box's width)."""
+    monkeypatch.setattr(cube_box, "hessians", _shrunk(cube_box.hessians, 0.25))
+    assert not second_differences_inside([(0.0, 0.25), (0.5, 0.75)])
+
+
+@pytest.mark.parametrize("fault", ["cross", "chain"])
+def test_a_dropped_term_of_the_second_order_rules_misses_a_difference(monkeypatch, fault):
+    """The product rule without its cross terms u_k v_l + u_l v_k, or the power's chain rule
+    without f'' u_k u_l: the second differences leave the Hessians."""
+    real_mul, real_inv = cube_box.Jet.__mul__, cube_box.Jet.inv
+
+    def mul(self, o):
+        out = real_mul(self, o)
+        if isinstance(o, cube_box.Jet):
+            out.H = [[a * o.v + self.v * b for a, b in zip(r, s)] for r, s in zip(self.H, o.H)]
+        return out
+
+    def inv(self, n):
+        out = real_inv(self, n)
+        dy = -(n / self.v.upper() ** (n + 1)).union(n / self.v.lower() ** (n + 1))
+        out.H = [[dy * a for a in r] for r in self.H]
+        return out
+
+    monkeypatch.setattr(cube_box.Jet, "__mul__", mul) if fault == "cross" else \
+        monkeypatch.setattr(cube_box.Jet, "inv", inv)
+    assert not second_differences_inside([(0.0, 0.25), (0.5, 0.75)])
 
 
 def test_a_root_off_the_cube_is_rejected_before_any_leaf():

@@ -172,15 +172,21 @@ def _where(sides: list[tuple[float, float]]) -> str:
     return " x ".join(f"r{k + 2} [{a:.6g}, {b:.6g}]" for k, (a, b) in enumerate(sides))
 
 
+def _parts(leaf: dict, kind: str, d: int) -> tuple[tuple, list[tuple[float, float]], bool]:
+    """(the target's side ((0, 1) but for a cone), the ratios' sides, whether alpha = 0 is the
+    leaf's corner (prop3-sharp))."""
+    cone = kind == "prop2-cone"
+    r = leaf["box"][2 * cone:]
+    box = [(r[2 * k], r[2 * k + 1]) for k in range(d - 1)]
+    return (tuple(leaf["box"][:2]) if cone else (0.0, 1.0), box,
+            kind == "prop3-sharp" and all(b == 1.0 for a, b in box))
+
+
 def stored(index: int, leaf: dict, kind: str, d: int) -> str | None:
     """What is wrong with a leaf's record (judged, or taken from a journal): not certified, not
     a finite enclosure above 0 (hi = inf only at alpha = 0), or not one target position."""
     lo, hi = leaf["margins"][KINDS[kind][0]]
-    cone = kind == "prop2-cone"
-    s_lo, s_hi = leaf["box"][:2] if cone else (0.0, 1.0)
-    r = leaf["box"][2 * cone:]
-    box = [(r[2 * k], r[2 * k + 1]) for k in range(d - 1)]
-    at_zero = kind == "prop3-sharp" and all(b == 1.0 for a, b in box)
+    (s_lo, s_hi), box, at_zero = _parts(leaf, kind, d)
     if leaf["status"] != "certified" or not 0 < lo <= hi or not math.isfinite(lo) \
             or (hi == math.inf) != at_zero or s_hi - s_lo != 1 or s_lo % 1 or not 0 <= s_lo < d:
         return (f"leaf {index} ({_where(box)}) is recorded {leaf['status']!r} with the stored "
@@ -205,17 +211,15 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
     if out.problem:
         return out
     claim, cone = KINDS[kind][0], kind == "prop2-cone"
-    s_lo = leaf["box"][0] if cone else 0.0
-    r = leaf["box"][2 * cone:]
-    box = [(r[2 * k], r[2 * k + 1]) for k in range(d - 1)]
-    at_zero = kind == "prop3-sharp" and all(b == 1.0 for a, b in box)  # alpha = 0 is a corner
+    (s_lo, _), box, at_zero = _parts(leaf, kind, d)
     first = FINE[0] if at_zero else cube_box.FIRST
     todo = [(box, 0, None)]  # a piece, its depth, the derivatives over the piece it was cut from
     while todo:
         sides, depth, above = todo.pop()
         out.boxes += 1
         out.depth = max(out.depth, depth)
-        M, m = moments_at(d, [arb((a + b) / 2) for a, b in sides])
+        centre = [arb((a + b) / 2) for a, b in sides]
+        M, m = moments_at(d, centre)
         corner = at_zero and all(b == 1.0 for a, b in sides)
         if corner and max(b - a for a, b in sides) <= CORNER:  # max_s F_s >= F_s >= F_s(1..1)
             if not (cube_box.descends(d, sides, M, m, FINE[1])
@@ -236,9 +240,11 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
                            f"{recheck.ball(here)} there)")
             return out
         low, own = arb(-math.inf), above
-        for derivs in [] if corner else [above, None] if above else [None]:  # its own last
-            own = derivs or cube_box.derivatives(d, cube_box.centred(sides)[0], first)
-            fl = cube_box.floors_over(d, sides, M, m, {int(s_lo): shift} if cone else None, own)
+        grad = None if corner else cube_box.derivatives(d, centre, first)  # at the point c
+        for hess in [] if corner else [above, None] if above else [None]:  # its own last
+            own = hess or cube_box.hessians(d, cube_box.centred(sides)[0])
+            fl = cube_box.floors_over(d, sides, M, m, {int(s_lo): shift} if cone else None, grad,
+                                      own)
             low = max((f.lower() for f in fl), key=float) - bound
             if low > 0:
                 break

@@ -1,8 +1,9 @@
 """max_s inf_beta L_s over a box of successive ratios (proofs/checker.md, section 15): a centred
-form.  The moments at the box's centre come from ``cube.moments_at``; their partial derivatives
-in r over the whole box from an interval Riemann sum in t of the stratified integrands of
-section 15, differentiated in forward mode (:class:`Dual`), plus a tail bound; inf_beta L_s is
-bounded below at a fixed beta* without inverting an interval matrix.
+form of second order.  The moments at the box's centre come from ``cube.moments_at``; their
+gradient in r at the centre and their Hessian over the whole box from interval Riemann sums in
+t of the stratified integrands of section 15, differentiated in forward mode (:class:`Dual`,
+:class:`Jet`), plus tail bounds; inf_beta L_s is bounded below at a fixed beta* without
+inverting an interval matrix.
 """
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from typing import Iterable
 from flint import arb, arb_mat
 
 CUT = 32  # [0, CUT] summed in cells; [CUT, inf) bounded by the word law (section 15)
-FIRST = 2.0 ** -7  # the width of the first cell in t
+FIRST = 2.0 ** -7  # the width of the first cell in t (first derivatives)
+SECOND = 2.0 ** -5  # the same for the Hessians (their term is second order in the box's width)
 
 
 class Dual:
@@ -53,6 +55,53 @@ class Dual:
         return Dual(y, [dy * a for a in self.g])
 
 
+class Jet(Dual):
+    """A value, its gradient and its Hessian in (r_2 .. r_d) (``H[k][l]``, l >= k only), each an
+    arb ball: the second-order forward mode of :class:`Dual`, for the centred form of second
+    order (section 15, step 3)."""
+    __slots__ = ("H",)
+
+    def __init__(self, v: arb, g: list[arb], H: list[list[arb]]):
+        super().__init__(v, g)
+        self.H = H
+
+    def __add__(self, o: Jet | arb | int) -> Jet:
+        if isinstance(o, Jet):
+            return Jet(self.v + o.v, [a + b for a, b in zip(self.g, o.g)],
+                       [[a + b for a, b in zip(r, s)] for r, s in zip(self.H, o.H)])
+        return Jet(self.v + o, self.g, self.H)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> Jet:
+        return Jet(-self.v, [-a for a in self.g], [[-a for a in r] for r in self.H])
+
+    def __mul__(self, o: Jet | arb | int) -> Jet:
+        if isinstance(o, Jet):  # (uv)_kl = u_kl v + u v_kl + u_k v_l + u_l v_k
+            u, v = self.g, o.g
+            return Jet(self.v * o.v, [a * o.v + self.v * b for a, b in zip(u, v)],
+                       [[a * o.v + self.v * b + u[k] * v[l] + u[l] * v[k]
+                         for l, a, b in zip(range(k, len(u)), r, s)]
+                        for k, (r, s) in enumerate(zip(self.H, o.H))])
+        return Jet(self.v * o, [a * o for a in self.g], [[a * o for a in r] for r in self.H])
+
+    __rmul__ = __mul__
+
+    def inv(self, n: int) -> Jet:
+        """self^-n for self > 0 from the ends, as :meth:`Dual.inv`; (f(u))_kl = f'' u_k u_l +
+        f' u_kl with f'' = n (n + 1) u^-(n+2) over the enclosure of u."""
+        lo, hi, g = self.v.lower(), self.v.upper(), self.g
+        if not lo > 0:
+            nan = arb("nan")
+            return Jet(nan, [nan] * len(g), [[nan] * len(r) for r in self.H])
+        y = (1 / hi ** n).union(1 / lo ** n)
+        dy = -(n / hi ** (n + 1)).union(n / lo ** (n + 1))
+        ddy = (n * (n + 1) / hi ** (n + 2)).union(n * (n + 1) / lo ** (n + 2))
+        return Jet(y, [dy * a for a in g], [[ddy * g[k] * g[l] + dy * a
+                                             for l, a in zip(range(k, len(g)), r)]
+                                            for k, r in enumerate(self.H)])
+
+
 def _product(box: list[arb], ls: Iterable[int]) -> arb:
     """The range of prod_(l in ls) r_l over the box, from the ends (every r_l >= 0)."""
     lo = hi = arb(1)
@@ -65,25 +114,42 @@ def _decay(t: arb, w: Dual) -> Dual:
     """x = e^(-t w) for t, w >= 0, its value from the ends (Arb's exp and product of wide balls
     reach below 0: section 7)."""
     e = (-(t.upper() * w.v.upper())).exp().union((-(t.lower() * w.v.lower())).exp())
-    return Dual(e, [-t * e * g for g in w.g])
+    if not isinstance(w, Jet):
+        return Dual(e, [-t * e * g for g in w.g])
+    g = w.g  # (e^(-tw))_kl = t^2 e w_k w_l - t e w_kl
+    return Jet(e, [-t * e * a for a in g], [[t * e * (t * g[k] * g[l] - a)
+                                             for l, a in zip(range(k, len(g)), r)]
+                                            for k, r in enumerate(w.H)])
 
 
-def _integrands(d: int, h: int, box: list[arb], t: arb) -> tuple[dict, dict, dict]:
-    """The stratum-h integrands of section 15 at t (a ball) over the box, as Duals: (second
-    moments {(i, j): ...}, means {i: ...}, means of the words without s {(s, i): ...})."""
+def _weights(d: int, h: int, box: list[arb], second: bool) -> dict[int, Dual]:
+    """w_j = r_(h+1) .. r_j (j >= h) over the box, as Duals (``second``: Jets; a product of
+    distinct ratios: its d^2/dr_k^2 is 0, its d^2/dr_k dr_l the product of the others)."""
+    n = d - 1
+    out: dict[int, Dual] = {}
+    for j in range(h, d):
+        ks = range(h, j)
+        v = _product(box, ks)
+        g = [_product(box, [l for l in ks if l != k]) if k in ks else arb(0) for k in range(n)]
+        out[j] = Jet(v, g, [[_product(box, [i for i in ks if i not in (k, l)])
+                             if k != l and k in ks and l in ks else arb(0) for l in range(k, n)]
+                            for k in range(n)]) if second else Dual(v, g)
+    return out
+
+
+def _integrands(d: int, h: int, w: dict[int, Dual], t: arb) -> tuple[dict, dict, dict]:
+    """The stratum-h integrands of section 15 at t (a ball), given :func:`_weights` over the
+    box, as Duals or Jets: (second moments {(i, j): ...}, means {i: ...}, means of the words
+    without s {(s, i): ...})."""
     p = arb(1) / (d - 1)
     q = 1 - p
-    n = d - 1
-    w = {j: Dual(_product(box, range(h, j)), [_product(box, [l for l in range(h, j) if l != k])
-                                               if h <= k < j else arb(0) for k in range(n)])
-         for j in range(h, d)}
     x = {j: _decay(t, w[j]) for j in w}
     xw = {j: x[j] * w[j] for j in w}
     delta = x[h] * (q / d)  # A' - A
 
     def means(no: int | None) -> tuple[dict[int, Dual], Dual, Dual]:
         """A^-2 - A'^-2 = delta (A + A') A^-2 A'^-2, without cancellation."""
-        a = 1 - sum((x[j] for j in w if j != no), Dual(arb(0), [arb(0)] * n)) * (q / d)
+        a = 1 - sum((x[j] for j in w if j != no), x[h] * 0) * (q / d)
         b = a + delta
         a2 = a.inv(2)
         gap = delta * (a + b) * a2 * b.inv(2) * (p / d)
@@ -115,38 +181,56 @@ def _cells(first: float) -> list[tuple[arb, arb]]:
     return out
 
 
-def tail(d: int) -> arb:
+def tail(d: int, second: bool = False) -> arb:
     """[-e, e]: the part beyond CUT of every derivative entry (section 15: each integrand's
     r_k-derivative is at most e^-t (1 + 3t + t^2) m^3 in absolute value, E[m^3] <= 6/p^3, two
-    terms of each of d strata)."""
-    p = arb(1) / (d - 1)
-    e = 12 * d * (CUT * CUT + 5 * CUT + 6) * arb(-CUT).exp() / (p * p * p)
+    terms of each of d strata); ``second``: of every second derivative (at most e^-t (1 + 4t +
+    5t^2 + t^3) m^4, E[m^4] <= 24/p^4)."""
+    p, T = arb(1) / (d - 1), CUT
+    e = (48 * d * (T ** 3 + 8 * T * T + 20 * T + 21) / p ** 4 if second
+         else 12 * d * (T * T + 5 * T + 6) / p ** 3) * arb(-T).exp()
     return arb(0).union(e).union(-e)
 
 
-def derivatives(d: int, box: list[arb], first: float = FIRST) -> tuple[list, list]:
-    """(dM[k][i][j], dm[k][s][i]): balls holding every d/dr_k of M and m_s over the box (the
-    Riemann sum of the integrands' derivatives over the cells, plus :func:`tail`)."""
+def _sums(d: int, box: list[arb], first: float, second: bool) -> tuple[dict, dict]:
+    """({c: dM_c[i][j]}, {c: dm_c[s][i]}) for every component c of the integrands' derivatives
+    (k; ``second``: (k, l), l >= k): the Riemann sum over the cells of the integrands' derivative
+    over the cell and the box, plus :func:`tail`."""
     n = d - 1
-    dM = [[[arb(0)] * d for _ in range(d)] for _ in range(n)]
-    dm = [[[arb(0)] * d for _ in range(d)] for _ in range(n)]
+    comps = [(k, l) for k in range(n) for l in range(k, n)] if second else [(k,) for k in range(n)]
+    dM = {c: [[arb(0)] * d for _ in range(d)] for c in comps}
+    dm = {c: [[arb(0)] * d for _ in range(d)] for c in comps}
+    weights = [_weights(d, h, box, second) for h in range(d)]  # constant in t
     for t, dt in _cells(first):
         for h in range(d):
-            second, mean, without = _integrands(d, h, box, t)
-            for k in range(n):
-                for (i, j), f in second.items():
-                    dM[k][i][j] += dt * f.g[k]
+            sec, mean, without = _integrands(d, h, weights[h], t)
+            for c in comps:
+                part = (lambda f: f.H[c[0]][c[1] - c[0]]) if second else (lambda f: f.g[c[0]])
+                for (i, j), f in sec.items():
+                    dM[c][i][j] += dt * part(f)
                 for s in range(h, d):  # the words of stratum h holding s (section 15)
                     for i, f in mean.items():
-                        off = without[s, i].g[k] if (s, i) in without else 0
-                        dm[k][s][i] += dt * (f.g[k] - off)
-    e = tail(d)
-    for k in range(n):
+                        off = part(without[s, i]) if (s, i) in without else 0
+                        dm[c][s][i] += dt * (part(f) - off)
+    e = tail(d, second)
+    for c in comps:
         for i in range(d):
             for j in range(d):
-                dM[k][i][j] = dM[k][min(i, j)][max(i, j)] + (e if j >= i else 0)
-                dm[k][i][j] += e
+                dM[c][i][j] = dM[c][min(i, j)][max(i, j)] + (e if j >= i else 0)
+                dm[c][i][j] += e
     return dM, dm
+
+
+def derivatives(d: int, box: list[arb], first: float = FIRST) -> tuple[list, list]:
+    """(dM[k][i][j], dm[k][s][i]): balls holding every d/dr_k of M and m_s over the box."""
+    dM, dm = _sums(d, box, first, False)
+    return [dM[k,] for k in range(d - 1)], [dm[k,] for k in range(d - 1)]
+
+
+def hessians(d: int, box: list[arb], first: float = SECOND) -> tuple[dict, dict]:
+    """({(k, l): H_kl M}, {(k, l): H_kl m}) for l >= k: balls holding every d^2/dr_k dr_l of M
+    and m_s over the box."""
+    return _sums(d, box, first, True)
 
 
 def quadratic(A: list[list[arb]], v: list[arb], beta: list[arb]) -> arb:
@@ -164,29 +248,40 @@ def centred(sides: list[tuple[float, float]]) -> tuple[list[arb], list[arb]]:
 
 
 def floors_over(d: int, sides: list[tuple[float, float]], M: list[list[arb]],
-                m: list[list[arb]], shift: dict[int, list[arb]] | None, derivs: tuple) -> list[arb]:
+                m: list[list[arb]], shift: dict[int, list[arb]] | None, grad: tuple,
+                hess: tuple) -> list[arb]:
     """Lower bounds of every F_s = inf_beta L_s over the box (sides (a, b)), given M and m_s at
-    its centre c = (a + b)/2 (section 15).  L_s(beta) = 1/2 beta' M beta - 2 beta' m_s + 1 and,
-    for any fixed beta*, inf_beta L_s = L_s(beta*) - 1/2 g' M^-1 g with g = M beta* - 2 m_s, so
-    F_s >= L_s(beta*) - (d/(2p)) |g|^2 (M >= (p/d) I).  beta* = 2 M^-1 m_s at the centre (its
-    midpoints); L_s(beta*) and g over the box by the mean-value form: their values at c plus
-    their derivatives over the box times r - c; ``derivs`` = (dM, dm) enclose those derivatives
-    over the box or any box holding it (:func:`derivatives`).  ``shift``: {s: v} judges only
-    those targets, with m_s + v (v constant in r: the cones' dual bound, section 15)."""
-    n = d - 1
-    step, (dM, dm) = centred(sides)[1], derivs
+    its centre c = (a + b)/2 (section 15, step 3).  L_s(beta) = 1/2 beta' M beta - 2 beta' m_s
+    + 1 and, for any fixed beta*, inf_beta L_s = L_s(beta*) - 1/2 g' M^-1 g with g = M beta* -
+    2 m_s, so F_s >= L_s(beta*) - (d/(2p)) |g|^2 (M >= (p/d) I).  beta* = 2 M^-1 m_s at the
+    centre (its midpoints).  L_s(beta*) and each g_i are linear in (M, m_s): over the box, by
+    Taylor's theorem with the Lagrange remainder (the box convex), their values at c, plus
+    their gradients at c (``grad`` = (dM, dm) of :func:`derivatives` on the point c) times
+    r - c, plus 1/2 (r - c)' H (r - c) with H their Hessians over the box or any box holding it
+    (``hess`` = :func:`hessians`).  ``shift``: {s: v} judges only those targets, with m_s + v
+    (v constant in r: the cones' dual bound, section 15)."""
     out = []
     for s in shift or range(d):
         ms = [a + b for a, b in zip(m[s], shift[s])] if shift else m[s]
         y = arb_mat(M).solve(arb_mat([[x] for x in ms]))
         beta = [2 * arb(y[i, 0].mid()) for i in range(d)]
-        g = [sum((M[i][j] * beta[j] for j in range(d)), -2 * ms[i])
-             + sum((sum((dM[k][i][j] * beta[j] for j in range(d)), -2 * dm[k][s][i]) * step[k]
-                    for k in range(n)), arb(0)) for i in range(d)]
-        value = 1 + quadratic(M, ms, beta) + sum((quadratic(dM[k], dm[k][s], beta) * step[k]
-                                                     for k in range(n)), arb(0))
-        out.append(value - arb(d * n) / 2 * sum((x * x for x in g), arb(0)))
+        value, g = taylor(sides, M, ms, s, beta, grad, hess)
+        out.append(1 + value - arb(d * (d - 1)) / 2 * sum((x * x for x in g), arb(0)))
     return out
+
+
+def taylor(sides: list[tuple[float, float]], M: list[list[arb]], ms: list[arb], s: int,
+           beta: list[arb], grad: tuple, hess: tuple) -> tuple[arb, list[arb]]:
+    """(L_s(beta) - 1, g = M beta - 2 m_s) over the box at a fixed beta by the second-order form
+    of :func:`floors_over` (M, ms at the centre; grad, hess as there)."""
+    d, step, (gM, gm), (HM, Hm) = len(M), centred(sides)[1], grad, hess
+    sq = {(k, l): step[k] * step[l] if k != l else arb(0).union(step[k].upper() ** 2) / 2
+          for k, l in HM}  # (r_k - c_k)(r_l - c_l), halved on the diagonal
+    terms = [(M, ms, arb(1))] + [(gM[k], gm[k][s], x) for k, x in enumerate(step)] \
+        + [(HM[c], Hm[c][s], sq[c]) for c in HM]
+    g = [sum((sum((A[i][j] * beta[j] for j in range(d)), -2 * v[i]) * x for A, v, x in terms),
+             arb(0)) for i in range(d)]
+    return sum((quadratic(A, v, beta) * x for A, v, x in terms), arb(0)), g
 
 
 def descends(d: int, sides: list[tuple[float, float]], M: list[list[arb]], m: list[list[arb]],

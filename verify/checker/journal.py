@@ -68,6 +68,7 @@ def read(path: Path, bound: str, n: int) -> dict[int, LeafVerdict]:
         path.write_text("\n".join(lines[:whole]) + "\n")
     return done
 
+
 def write(path: Path, found: LeafVerdict) -> None:
     """Append one accepted leaf."""
     with path.open("a") as f:
