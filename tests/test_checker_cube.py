@@ -84,6 +84,21 @@ def test_the_sharp_leaf_at_alpha_zero_is_proved_by_the_signs_of_the_derivatives(
     assert found.problem is None and found.boxes > 1  # halved down to the corner piece
 
 
+def test_a_piece_stopped_by_its_gradients_width_is_judged_again_with_finer_cells(monkeypatch):
+    """Leaf 34 of prop3-sharp-d3 ([0.75, 0.875] x [0.9375, 1], beside alpha = 0): with the
+    gradient at its centre on cells of 2^-7 its lower bound stays below F(0) where the
+    gradient's midpoints would hold it, so the gradient is taken again on cells 4 times finer,
+    and the leaf holds whole; without that second try it is halved (and still holds)."""
+    leaf = cube.read(committed("prop3-sharp-d3")).leaves[34]
+    bound = at_checker_precision(cube._bound, 3, None)
+    assert at_checker_precision(cube.judge_leaf, 34, leaf, "prop3-sharp", 3, bound).boxes == 1
+    real = cube_box.derivatives
+    monkeypatch.setattr(cube_box, "derivatives",
+                        lambda d, box, first=cube_box.FIRST: real(d, box, max(first, cube_box.FIRST)))
+    found = at_checker_precision(cube.judge_leaf, 34, leaf, "prop3-sharp", 3, bound)
+    assert found.problem is None and found.boxes > 1
+
+
 def test_a_bound_above_F0_is_false_at_alpha_zero():
     found = sharp(AT_ZERO, 1e-4)
     assert found.problem and ("FALSE at the centre" in found.problem or "to F(0)" in found.problem)

@@ -239,15 +239,17 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
                            f"{_where(sides)} (the claim's quantity minus its bound is "
                            f"{recheck.ball(here)} there)")
             return out
-        low, own = arb(-math.inf), above
+        low, own, only = arb(-math.inf), above, {int(s_lo): shift} if cone else None
         grad = None if corner else cube_box.derivatives(d, centre, first)  # at the point c
         for hess in [] if corner else [above, None] if above else [None]:  # its own last
             own = hess or cube_box.hessians(d, cube_box.centred(sides)[0])
-            fl = cube_box.floors_over(d, sides, M, m, {int(s_lo): shift} if cone else None, grad,
-                                      own)
-            low = max((f.lower() for f in fl), key=float) - bound
+            low = _low(d, sides, M, m, only, grad, own) - bound
             if low > 0:
                 break
+        exact = grad and tuple([[[arb(x.mid()) for x in row] for row in A] for A in D] for D in grad)
+        if grad and not low > 0 and _low(d, sides, M, m, only, exact, own) > bound:
+            # the gradient's width (its cells in t) is what stops the piece: cells 4 times finer
+            low = _low(d, sides, M, m, only, cube_box.derivatives(d, centre, first / 4), own) - bound
         if low > 0:
             out.low = min(out.low, float(low))
             continue
@@ -258,6 +260,11 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
             return out
         todo += [(half, depth + 1, own) for half in _halves(sides)]
     return out
+
+
+def _low(d: int, sides: list, M: list, m: list, only: dict | None, grad: tuple, hess: tuple) -> arb:
+    """The lower end of max_s of :func:`cube_box.floors_over`'s bounds."""
+    return max((f.lower() for f in cube_box.floors_over(d, sides, M, m, only, grad, hess)), key=float)
 
 
 def dual(M: list[list[arb]], ms: list[arb], s: int) -> tuple[list[arb], list[float]]:
