@@ -203,17 +203,18 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
     = F(0)) is halved until its piece at the corner is CORNER wide, and there some target's F_s
     must decrease in every r_k (``cube_box.descends``, cells of FINE) from the floor at the
     corner, whose value is F(0) (prop3.uniform_symbolic; here its ball must hold F(0)); its
-    other pieces as above, with cells of FINE[0].  prop2-cone (target s at position s of the
-    sorted logits, the s-side [s, s + 1]): the dual bound of min over the cone {beta_s <=
-    beta_j} of L_s with the multipliers :func:`dual` chooses at the piece's centre, and a point
-    of the cone with L_s below c1 there disproves the claim."""
+    other pieces as above, with cells of FINE[0].  A piece its gradient's midpoints would hold
+    is judged again with the gradient on cells 4 times finer before it is halved.  prop2-cone
+    (target s at position s of the sorted logits, the s-side [s, s + 1]): the dual bound of min
+    over the cone {beta_s <= beta_j} of L_s with the multipliers :func:`dual` chooses at the
+    piece's centre, and a point of the cone with L_s below c1 there disproves the claim."""
     out = recheck.LeafVerdict(index, stored(index, leaf, kind, d))
     if out.problem:
         return out
     claim, cone = KINDS[kind][0], kind == "prop2-cone"
     (s_lo, _), box, at_zero = _parts(leaf, kind, d)
     first = FINE[0] if at_zero else cube_box.FIRST
-    todo = [(box, 0, None)]  # a piece, its depth, the derivatives over the piece it was cut from
+    todo = [(box, 0, None)]  # a piece, its depth, the Hessians over the piece it was cut from
     while todo:
         sides, depth, above = todo.pop()
         out.boxes += 1
@@ -246,8 +247,7 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
             low = _low(d, sides, M, m, only, grad, own) - bound
             if low > 0:
                 break
-        exact = grad and tuple([[[arb(x.mid()) for x in row] for row in A] for A in D] for D in grad)
-        if grad and not low > 0 and _low(d, sides, M, m, only, exact, own) > bound:
+        if grad and not low > 0 and _low(d, sides, M, m, only, _midpoints(grad), own) > bound:
             # the gradient's width (its cells in t) is what stops the piece: cells 4 times finer
             low = _low(d, sides, M, m, only, cube_box.derivatives(d, centre, first / 4), own) - bound
         if low > 0:
@@ -260,6 +260,11 @@ def judge_leaf(index: int, leaf: dict, kind: str, d: int, bound: arb) -> recheck
             return out
         todo += [(half, depth + 1, own) for half in _halves(sides)]
     return out
+
+
+def _midpoints(grad: tuple) -> tuple:
+    """The gradient's balls shrunk to their midpoints (does their width stop a piece?)."""
+    return tuple([[[arb(x.mid()) for x in row] for row in A] for A in D] for D in grad)
 
 
 def _low(d: int, sides: list, M: list, m: list, only: dict | None, grad: tuple, hess: tuple) -> arb:
