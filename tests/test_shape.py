@@ -313,7 +313,7 @@ def test_the_checkers_trusted_base_stays_within_its_stated_size():
     # alpha = 0 (signs of derivatives) and the cones' weak duality, the last kinds it refused;
     # 2,020: the journal of a long check (section 18), so that a run of hours resumes, with the
     # checks a forger's review asked for; 2,130: the centred form of second order of the cube
-    # leaves (section 15), which judges 2 to 4 times fewer pieces
+    # leaves (section 15), which judges 2 to 5 times fewer pieces
     assert actual <= stated <= 2130, f"verify/checker has {actual} lines, the document says {stated}"
 
 
