@@ -275,7 +275,7 @@ def taylor(sides: list[tuple[float, float]], M: list[list[arb]], ms: list[arb], 
     """(L_s(beta) - 1, g = M beta - 2 m_s) over the box at a fixed beta by the second-order form
     of :func:`floors_over` (M, ms at the centre; grad, hess as there)."""
     d, step, (gM, gm), (HM, Hm) = len(M), centred(sides)[1], grad, hess
-    sq = {(k, l): step[k] * step[l] if k != l else arb(0).union(step[k].upper() ** 2) / 2
+    sq = {(k, l): step[k] * step[l] if k != l else arb(0).union(abs(step[k]).upper() ** 2) / 2
           for k, l in HM}  # (r_k - c_k)(r_l - c_l), halved on the diagonal
     terms = [(M, ms, arb(1))] + [(gM[k], gm[k][s], x) for k, x in enumerate(step)] \
         + [(HM[c], Hm[c][s], sq[c]) for c in HM]
