@@ -29,7 +29,7 @@ from flint import arb
 from ..engine import schedules
 from ..engine.certified.balls import ARB, interval, precision
 from ..engine.certified.dual import DUAL, Dual, increasing, value
-from ..engine.certified.moments import integral_piece, log_break_points
+from ..engine.certified.moments import log_break_points, piece_integrals
 from ..engine.certified.symmetric import arb_gap_rate, arb_phases, arb_reduction, family_for
 from ..engine.expectations import (moment_integrand, moment_setup, tail_bound, tail_coefficients,
                                     weighted_setup)
@@ -199,12 +199,11 @@ def centre_moments(d: arb, gap: arb, bits: int, plan: MomentPlan) -> tuple:
 
 def setup_centre_moments(s, bits: int, plan: MomentPlan) -> tuple:
     """:func:`centre_moments` for the moment constants ``s`` (Arb balls at one point)."""
-    out = []
-    for r in range(plan.order):
-        tol = plan.scale[r] * arb(2) ** -bits
-        total = sum((integral_piece(s, r, piece, plan.t0, tol) for piece in plan.pieces), arb(0))
-        out.append(total + arb(0).union(plan.tail[r]))
-    return tuple(out)
+    tol = [x * arb(2) ** -bits for x in plan.scale]
+    total = [arb(0)] * plan.order
+    for piece in plan.pieces:
+        total = [x + y for x, y in zip(total, piece_integrals(s, piece, plan.t0, tol))]
+    return tuple(x + arb(0).union(t) for x, t in zip(total, plan.tail))
 
 
 Moments = Callable[[object, object], tuple]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from flint import acb, arb
+from flint import acb, arb, ctx
 
 from ..expectations import MomentSetup, moment_integrand, moment_setup, tail_bound, tail_coefficients
 from ..formulas import merge_scales
@@ -66,24 +66,35 @@ def _references(values: list) -> list[arb]:
     return [m if m > 0 else top for m in mids]
 
 
-def integral_piece(s: MomentSetup, r: int, piece: tuple, t0: float, abs_tol: arb,
-                   eval_limit: int | None = None) -> arb:
-    """int of integrand_r over one ``piece = (a, b, log_scale)``: [a, b] in t, or [t0 e^a, t0 e^b]
-    in v = ln(t/t0), by ``acb.integral`` (``abs_tol`` is a goal for the error, not a claim: the
-    returned ball contains the integral whatever it is).  Every end point is a float, exact in
-    both variables, so the pieces meet exactly: the t-piece ends at t0 where the v-pieces start
-    (v = 0).  Every ball route of the symmetric moments integrates through it."""
-    a, b, log_scale = piece
-    if log_scale:
-        start = arb(t0)
+def piece_integrals(s: MomentSetup, piece: tuple, t0: float, abs_tol: list,
+                    eval_limit: int | None = None) -> list[arb]:
+    """int of integrand_r over one ``piece = (a, b, log_scale)`` for r = 1..order: [a, b] in t,
+    or [t0 e^a, t0 e^b] in v = ln(t/t0), one ``acb.integral`` per r (``abs_tol[r-1]`` is a goal
+    for the error, not a claim: the returned ball contains the integral whatever it is).  Every
+    end point is a float, exact in both variables, so the pieces meet exactly: the t-piece ends
+    at t0 where the v-pieces start (v = 0).  Every ball route of the symmetric moments integrates
+    through it.
 
-        def f(v, _analytic):
-            t = start * v.exp()
-            return moment_integrand(t, s, ARB)[r] * t
-    else:
-        def f(t, _analytic):
-            return moment_integrand(t, s, ARB)[r]
-    return acb.integral(f, arb(a), arb(b), abs_tol=abs_tol, eval_limit=eval_limit).real
+    :func:`moment_integrand` gives every r at once, and the integrals of the r's evaluate it at
+    many of the same nodes (wherever their subdivisions agree): each node's vector is formed
+    once and kept for the piece, keyed by the node's exact midpoints and radii and the working
+    precision, so every integral sees the balls a fresh evaluation would give."""
+    a, b, log_scale = piece
+    start, memo = arb(t0), {}
+
+    def vector(z: acb) -> list:
+        key = (ctx.prec, *(x.man_exp() for x in (z.real.mid(), z.real.rad(), z.imag.mid(),
+                                                  z.imag.rad())))
+        if key not in memo:
+            if log_scale:
+                t = start * z.exp()
+                memo[key] = [y * t for y in moment_integrand(t, s, ARB)]
+            else:
+                memo[key] = moment_integrand(z, s, ARB)
+        return memo[key]
+
+    return [acb.integral(lambda z, _analytic, r=r: vector(z)[r], arb(a), arb(b), abs_tol=tol,
+                         eval_limit=eval_limit).real for r, tol in enumerate(abs_tol)]
 
 
 def _integrate(s: MomentSetup, K: list, pieces: list, logs: list, abs_tol: list, bits: int,
@@ -94,8 +105,8 @@ def _integrate(s: MomentSetup, K: list, pieces: list, logs: list, abs_tol: list,
     t0 = pieces[0][1]
     for _ in range(MAX_DOUBLINGS):
         for a, b, log_scale in pieces:
-            values = [v + integral_piece(s, r, (a, b, log_scale), t0, tol, eval_limit)
-                      for r, (v, tol) in enumerate(zip(values, abs_tol))]
+            values = [v + x for v, x in zip(values, piece_integrals(s, (a, b, log_scale), t0,
+                                                                   abs_tol, eval_limit))]
         if not all(v.is_finite() for v in values):  # parameter balls too wide: caller splits
             raise ArithmeticError("the integral's enclosure is not finite")
         end = (arb(t0) * arb(logs[-1]).exp()).lower()  # the bound decreases in the cut
