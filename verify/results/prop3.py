@@ -58,12 +58,13 @@ GENERAL_MAX_D = 20  # the general (d x d) engine up to here, the four-scalar eng
 # each profile and the boxes judged (a budget in boxes, the same verdict on any machine).  From
 # the committed certificates/prop3-{cube,sharp}-dD.json each leaf is judged once
 CUBE_D = {Profile.QUICK: [3], Profile.DEFAULT: [3, 4], Profile.FULL: [3, 4, 5]}
-SHARP_D = {Profile.QUICK: [3], Profile.DEFAULT: [3], Profile.FULL: [3, 4]}
+SHARP_D = {Profile.QUICK: [3], Profile.DEFAULT: [3], Profile.FULL: [3, 4, 5]}
 CUBE_BOXES = {Profile.QUICK: 400, Profile.DEFAULT: 8000, Profile.FULL: 20000}
 # the d at which the independent checker, in its own process, judges the leaves too (of the
-# cube and the sharp problem alike; prop3-cube-d3: about 10 CPU-s, -d4: about 300;
-# prop3-sharp-d3: about 40, -d4: about 1,050).  On the default profile it decides and the
-# engine re-judges a seeded sample of the committed leaves (the boxes' route: certify/trusted.py)
+# cube and the sharp problem alike, CPU-s on a loaded 2-core machine: prop3-cube-d3 about 6,
+# -d4 about 110; prop3-sharp-d3 about 17, -d4 about 265, -d5 in proofs/prop3.md).  On the
+# default profile it decides and the engine re-judges a seeded sample of the committed leaves
+# (the boxes' route: certify/trusted.py)
 CHECKED_D = {Profile.QUICK: (), Profile.DEFAULT: (3, 4), Profile.FULL: (3, 4, 5)}
 
 
@@ -344,10 +345,10 @@ PROOF = (
     Obligation("prop3.cube", "every attention: the cube of successive ratios tiled, each box above c2",
                Region.of(d=points(3, 4, 5)), Discharge.CERTIFIED, ("prop3.all_attention",), uses=CUBE_LEMMAS,
                where="proofs/prop3.md step 5", checker=True),
-    Obligation("prop3.by-sharp", "min over alpha of max_s inf_beta L_s = F(0) >= c2", Region.of(d=points(3, 4)),
+    Obligation("prop3.by-sharp", "min over alpha of max_s inf_beta L_s = F(0) >= c2", Region.of(d=points(3, 4, 5)),
                Discharge.FOLLOWS, uses=("prop3.sharp", "prop3.at-zero"), where="proofs/prop3.md step 6"),
     Obligation("prop3.sharp", "min over alpha of max_s inf_beta L_s(alpha, beta) = F(0), attained only at "
-               "alpha = 0", Region.of(d=points(3, 4)), Discharge.CERTIFIED, ("prop3.sharp",),
+               "alpha = 0", Region.of(d=points(3, 4, 5)), Discharge.CERTIFIED, ("prop3.sharp",),
                uses=CUBE_LEMMAS + ("prop3.at-zero.proof",),  # F_s at alpha = 0 is F(0)
                where="proofs/prop3.md step 6", checker=True),
     Obligation("prop3.at-zero", "F(0) = 1/2 - (d-2)/(2(d-1) ln(d-1)) >= c2", STATED, Discharge.EITHER,
@@ -398,7 +399,7 @@ RESULT = Result(
               reach=Reach.RANGE, scope="every alpha"),
         Check("prop3.sharp", "Proposition 3's best constant (certified)",
               "min over alpha of max_s inf_beta L_s(alpha, beta) = F(0) = 1/2 - (d-2)/(2(d-1) "
-              "ln(d-1)), attained only at alpha = 0 (d = 3 by default, 4 in the full profile)",
+              "ln(d-1)), attained only at alpha = 0 (d = 3 by default, 4 and 5 in the full profile)",
               Evidence.CERTIFIED, _cube_cases(SHARP_D), _judge_sharp, reconstructed=True,
               reach=Reach.RANGE, scope="min over alpha = F(0), every alpha"),
         Check("prop3.certified_floor", "Proposition 3 (at the found point)",
