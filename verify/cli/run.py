@@ -25,10 +25,10 @@ EXPERIMENT_FILES = (("Table 1", "table1.md"), ("Figure 3", "figure3.png"),
                     ("heads needed (open question)", "heads.md"),
                     ("heads needed on the population loss", "heads-population.md"))
 PROFILE_HELP = ("the cases and efforts (default: default): quick (about a minute; what the tests "
-                "run), default (about 800 CPU-seconds: about 7 minutes on 2 idle cores, more on a "
+                "run), default (about 750 CPU-seconds: about 7 minutes on 2 idle cores, more on a "
                 "shared machine), or full (widest ranges, longest searches and Proposition 3 at "
-                "d = 5: hours; never measured in one run, estimated above 11,000 CPU-seconds, of "
-                "which the independent checker on the d = 5 cube takes about 5,100)")
+                "d = 5: hours; never measured in one run, estimated above 16,000 CPU-seconds, of "
+                "which the independent checker on the two d = 5 certificates takes about 8,300)")
 
 
 def report_path(args: argparse.Namespace, ids: Sequence[str] | None, profile: str) -> Path | None:
