@@ -103,6 +103,33 @@ def test_wrong_tail_bound_is_caught(monkeypatch):
     assert not ball.overlaps(_ball_of(ref.values[0], ref.errors[0], 30))
 
 
+@pytest.mark.parametrize("piece", [(0.0, 0.5, False), (0.0, 1.5, True)])
+def test_piece_integrals_share_nodes_and_give_the_balls_of_fresh_evaluations(piece):
+    """One piece's integrals for every r (the integrand's vector formed once per node) are the
+    balls, midpoint and radius, of one ``acb.integral`` per r evaluating the integrand afresh at
+    every node (the route before the memo); a key that forgot the node's radius, or a vector
+    kept across pieces, would hand an integral another node's balls."""
+    from flint import acb
+
+    from verify.engine.certified.balls import ARB
+    from verify.engine.certified.moments import piece_integrals
+
+    with precision(96):
+        for family, gap in (("mu", 1.5), ("nu", 4)):
+            s = moment_setup(arb(7), arb(gap), family, 3, ARB)
+            tol = [arb(2) ** -90] * 3
+            shared = piece_integrals(s, piece, 0.25, tol)
+            a, b, log_scale = piece
+            for r, ball in enumerate(shared):
+                def f(z, _analytic, r=r):  # as before the memo (a product with 1 widens a radius)
+                    if not log_scale:
+                        return moment_integrand(z, s, ARB)[r]
+                    t = arb(0.25) * z.exp()
+                    return moment_integrand(t, s, ARB)[r] * t
+                fresh = acb.integral(f, arb(a), arb(b), abs_tol=tol[r]).real
+                assert (ball.mid(), ball.rad()) == (fresh.mid(), fresh.rad())
+
+
 def test_ball_inputs_enclose_every_point():
     """d and gap given as balls: the enclosure contains the mpmath value at points inside."""
     d_ball, gap_ball = interval(995, 1005), interval(2.5, 2.75)
