@@ -430,6 +430,43 @@ def test_a_dropped_term_of_the_second_order_rules_misses_a_difference(monkeypatc
     assert not second_differences_inside([(0.0, 0.25), (0.5, 0.75)])
 
 
+def _bits(x: arb) -> tuple:
+    return x.mid().man_exp(), x.rad().man_exp()
+
+
+@pytest.mark.parametrize("second", [False, True])
+def test_the_sums_over_all_cells_at_once_are_the_cell_by_cell_riemann_sums_bit_for_bit(second):
+    """``_sums`` forms the integrands of every cell in one pass (``cube_box.Cells``); each of its
+    entries is, midpoint and radius, the Riemann sum of section 15 formed one cell's ball at a
+    time (the route before: the integrands at one ball t, accumulated cell by cell, the strata
+    in order), plus the tail.  Red when a cell operation swaps its operands or the sum its
+    order."""
+    d, first, sides = 3, 2.0 ** -3, [(0.5, 0.5625), (0.25, 0.3125)]
+    box = [arb(a).union(arb(b)) for a, b in sides] if second else [arb(a) for a, _ in sides]
+    dM, dm = cube_box._sums(d, box, first, second)
+    comps = [(k, l) for k in range(d - 1) for l in range(k, d - 1)] if second else [(0,), (1,)]
+    part = (lambda f, c: f.H[c[0]][c[1] - c[0]]) if second else (lambda f, c: f.g[c[0]])
+    M = {c: [[arb(0)] * d for _ in range(d)] for c in comps}
+    m = {c: [[arb(0)] * d for _ in range(d)] for c in comps}
+    weights = [cube_box._weights(d, h, box, second) for h in range(d)]
+    for t, dt in cube_box._cells(first):
+        for h in range(d):
+            sec, mean, without = cube_box._integrands(d, h, weights[h], t)
+            for c in comps:
+                for (i, j), f in sec.items():
+                    M[c][i][j] += dt * part(f, c)
+                for s in range(h, d):
+                    for i, f in mean.items():
+                        m[c][s][i] += dt * (part(f, c) - (part(without[s, i], c) if (s, i) in without else 0))
+    e = cube_box.tail(d, second)
+    for c in comps:
+        for i in range(d):
+            for j in range(d):  # the lower triangle copies the upper one, its tail included
+                M[c][i][j] = M[c][min(i, j)][max(i, j)] + (e if j >= i else 0)
+                assert _bits(dM[c][i][j]) == _bits(M[c][i][j])
+                assert _bits(dm[c][i][j]) == _bits(m[c][i][j] + e)
+
+
 def test_a_root_off_the_cube_is_rejected_before_any_leaf():
     """--any-box lets a file claim its own root; the model lives on [0, 1]^(d-1) only."""
     data = committed("prop3-cube-d3")

@@ -8,6 +8,8 @@ inverting an interval matrix.
 from __future__ import annotations
 
 import math
+from itertools import chain, repeat
+from operator import add, mul, neg, sub, truediv
 from typing import Iterable
 
 from flint import arb, arb_mat
@@ -15,6 +17,38 @@ from flint import arb, arb_mat
 CUT = 32  # [0, CUT] summed in cells; [CUT, inf) bounded by the word law (section 15)
 FIRST = 2.0 ** -7  # the width of the first cell in t (first derivatives)
 SECOND = 2.0 ** -5  # the same for the Hessians (their term is second order in the box's width)
+
+
+def _map(f, a, b) -> Cells:
+    """f cell by cell, a or b :class:`Cells` (the other a ball or an int), operands in order."""
+    if isinstance(a, Cells):
+        return Cells(list(map(f, a.x, b.x if isinstance(b, Cells) else repeat(b))))
+    return Cells(list(map(f, repeat(a), b.x)))
+
+
+class Cells:
+    """One arb ball per cell of t (:func:`_cells`): each operation is the ball operation every
+    cell's own ball would get, with its operands in the same order, so the integrands of all
+    cells are formed in one pass with the results of cell-by-cell evaluation, bit for bit.
+    ``c > 0`` holds when it holds in every cell (:meth:`Dual.inv`: one cell's A reaching 0
+    makes every cell not finite, and the sum was not finite already)."""
+    __slots__ = ("x",)
+
+    def __init__(self, x: list[arb]):
+        self.x = x
+
+    __add__ = lambda s, o: _map(add, s, o)
+    __sub__ = lambda s, o: _map(sub, s, o)
+    __mul__ = lambda s, o: _map(mul, s, o)
+    __rmul__ = lambda s, o: _map(mul, o, s)
+    __rtruediv__ = lambda s, o: _map(truediv, o, s)
+    __neg__ = lambda s: Cells(list(map(neg, s.x)))
+    __pow__ = lambda s, n: Cells([a ** n for a in s.x])
+    __gt__ = lambda s, o: all(a > o for a in s.x)  # in every cell
+    lower = lambda s: Cells([a.lower() for a in s.x])
+    upper = lambda s: Cells([a.upper() for a in s.x])
+    exp = lambda s: Cells([a.exp() for a in s.x])
+    union = lambda s, o: _map(arb.union, s, o)
 
 
 class Dual:
@@ -29,7 +63,6 @@ class Dual:
             return Dual(self.v + o.v, [a + b for a, b in zip(self.g, o.g)])
         return Dual(self.v + o, self.g)
 
-    __radd__ = __add__
 
     def __neg__(self) -> Dual:
         return Dual(-self.v, [-a for a in self.g])
@@ -49,7 +82,8 @@ class Dual:
         can be NaN, section 9); not finite when the enclosure reaches 0."""
         lo, hi = self.v.lower(), self.v.upper()
         if not lo > 0:
-            return Dual(arb("nan"), [arb("nan")] * len(self.g))
+            nan = lo * arb("nan")
+            return Dual(nan, [nan] * len(self.g))
         y = (1 / hi ** n).union(1 / lo ** n)
         dy = -(n / hi ** (n + 1)).union(n / lo ** (n + 1))
         return Dual(y, [dy * a for a in self.g])
@@ -71,7 +105,6 @@ class Jet(Dual):
                        [[a + b for a, b in zip(r, s)] for r, s in zip(self.H, o.H)])
         return Jet(self.v + o, self.g, self.H)
 
-    __radd__ = __add__
 
     def __neg__(self) -> Jet:
         return Jet(-self.v, [-a for a in self.g], [[-a for a in r] for r in self.H])
@@ -92,7 +125,7 @@ class Jet(Dual):
         f' u_kl with f'' = n (n + 1) u^-(n+2) over the enclosure of u."""
         lo, hi, g = self.v.lower(), self.v.upper(), self.g
         if not lo > 0:
-            nan = arb("nan")
+            nan = lo * arb("nan")
             return Jet(nan, [nan] * len(g), [[nan] * len(r) for r in self.H])
         y = (1 / hi ** n).union(1 / lo ** n)
         dy = -(n / hi ** (n + 1)).union(n / lo ** (n + 1))
@@ -201,17 +234,21 @@ def _sums(d: int, box: list[arb], first: float, second: bool) -> tuple[dict, dic
     dM = {c: [[arb(0)] * d for _ in range(d)] for c in comps}
     dm = {c: [[arb(0)] * d for _ in range(d)] for c in comps}
     weights = [_weights(d, h, box, second) for h in range(d)]  # constant in t
-    for t, dt in _cells(first):
-        for h in range(d):
-            sec, mean, without = _integrands(d, h, weights[h], t)
-            for c in comps:
-                part = (lambda f: f.H[c[0]][c[1] - c[0]]) if second else (lambda f: f.g[c[0]])
-                for (i, j), f in sec.items():
-                    dM[c][i][j] += dt * part(f)
-                for s in range(h, d):  # the words of stratum h holding s (section 15)
-                    for i, f in mean.items():
-                        off = part(without[s, i]) if (s, i) in without else 0
-                        dm[c][s][i] += dt * (part(f) - off)
+    cells = _cells(first)
+    t, dt = Cells([c for c, _ in cells]), Cells([w for _, w in cells])
+    strata = [_integrands(d, h, weights[h], t) for h in range(d)]  # every cell at once
+    part = (lambda f, c: f.H[c[0]][c[1] - c[0]]) if second else (lambda f, c: f.g[c[0]])
+    for c in comps:
+        terms: dict = {}  # ("M", i, j) or ("m", s, i): the terms of each stratum, h ascending
+        for h, (sec, mean, without) in enumerate(strata):
+            for (i, j), f in sec.items():
+                terms.setdefault(("M", i, j), []).append(dt * part(f, c))
+            for s in range(h, d):  # the words of stratum h holding s (section 15)
+                for i, f in mean.items():
+                    off = part(without[s, i], c) if (s, i) in without else 0
+                    terms.setdefault(("m", s, i), []).append(dt * (part(f, c) - off))
+        for (kind, i, j), ts in terms.items():  # the Riemann sum: cell by cell, strata in order
+            (dM if kind == "M" else dm)[c][i][j] = sum(chain.from_iterable(zip(*(x.x for x in ts))), arb(0))
     e = tail(d, second)
     for c in comps:
         for i in range(d):
