@@ -8,8 +8,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 from flint import arb
+from hypothesis import given, settings, strategies as st
 
-from verify.engine.context import ARB, FP, MP, meet_balls
+from verify.engine.context import ARB, FP, MP, meet_balls, mp_expm1
 
 
 def test_a_non_finite_enclosure_is_dropped_and_disjoint_ones_raise():
@@ -30,3 +31,17 @@ def test_one_formula_on_the_three_contexts():
     assert abs(formula(FP, 0.25) - 0.5) < 1e-15
     ball = formula(ARB, Fraction(1, 4))
     assert ball.contains(arb(1) / 2) and ball.rad() < 1e-15
+
+
+@settings(max_examples=400)
+@given(man=st.integers(-(2 ** 200), 2 ** 200), exp=st.integers(-700, 10),
+       prec=st.sampled_from([53, 80, 113, 133, 200, 333]))
+def test_mp_expm1_is_mpmaths_expm1_bit_for_bit(man, exp, prec):
+    """The MP context's expm1 returns mpmath.expm1's number exactly (sign, mantissa, exponent),
+    for arguments of any size and of more bits than the working precision, zero and tiny ones
+    included, at several precisions (the moment integrands' values depend on it to the bit)."""
+    with mpmath.workprec(800):
+        x = mpmath.mpf((man, exp)) if man else mpmath.mpf(0)  # up to 200 bits, exactly
+    with mpmath.workprec(prec):
+        assert mp_expm1(x)._mpf_ == mpmath.expm1(x)._mpf_
+        assert mp_expm1(-x)._mpf_ == mpmath.expm1(-x)._mpf_

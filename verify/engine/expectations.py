@@ -85,6 +85,7 @@ class MomentSetup:
     lead: Any
     coeff: tuple  # coeff[r-1][j] = S(r, j) lead^r / (r-1)!
     pgf: list  # pgf[j] = j! p q^(j-1) (formulas.pgf_coefficients)
+    d1: Any  # d - 1, formed once
 
 
 def moment_setup(d, gap, family: Family, order: int, be: Context = MP) -> MomentSetup:
@@ -110,7 +111,7 @@ def weighted_setup(d, c_target, c_back, family: Family, order: int, be: Context 
     coeff = tuple(tuple(stirling2(r, j) * lead**r / factorial(r - 1) for j in range(r + 1))
                   for r in range(1, order + 1))
     return MomentSetup(family, order, dd, p, q, c_target, c_back, lead, coeff,
-                       pgf_coefficients(p, q, order))
+                       pgf_coefficients(p, q, order), dd - 1)
 
 
 def moment_integrand(t, s: MomentSetup, be: Context = MP) -> list:
@@ -120,16 +121,17 @@ def moment_integrand(t, s: MomentSetup, be: Context = MP) -> list:
     a sum of positive terms, so a ball ``t`` near 0 gives a ball away from 0 (``1 - (q z)``
     would contain 0 there and the integrand would blow up).
     """
-    dd, p, order = s.d, s.p, s.order
-    x, y = be.exp(-t * s.c_target), be.exp(-t * s.c_back)
-    one_minus_x, one_minus_y = -be.expm1(-t * s.c_target), -be.expm1(-t * s.c_back)
-    z = (x + (dd - 1) * y) / dd
-    small = (one_minus_x + (dd - 1) * one_minus_y) / dd + p * z  # 1 - q z
+    dd, d1, p, order = s.d, s.d1, s.p, s.order
+    u_target, u_back = -t * s.c_target, -t * s.c_back
+    x, y = be.exp(u_target), be.exp(u_back)
+    one_minus_x, one_minus_y = -be.expm1(u_target), -be.expm1(u_back)
+    z = (x + d1 * y) / dd
+    small = (one_minus_x + d1 * one_minus_y) / dd + p * z  # 1 - q z
     if s.family == "mu":  # G^(j)(z)
         base, big, diff = x / dd, None, None
     else:  # G^(j)(z) - G^(j)(z0)
-        base = (dd - 1) * y / dd
-        big = (1 + (dd - 1) * one_minus_y) / dd + p * base  # 1 - q z0
+        base = d1 * y / dd
+        big = (1 + d1 * one_minus_y) / dd + p * base  # 1 - q z0
         diff = s.q * x / dd  # (1 - q z0) - (1 - q z)
     G, _, D = pgf_terms(be, small, big, diff, p, s.q, order, g0=False, coefficients=s.pgf)
     derivs = G if s.family == "mu" else D
