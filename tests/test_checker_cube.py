@@ -434,13 +434,22 @@ def _bits(x: arb) -> tuple:
     return x.mid().man_exp(), x.rad().man_exp()
 
 
+def _padded(w: cube_box.Dual, h: int, n: int) -> cube_box.Dual:
+    """A weight of stratum h with its partials in r_2 .. r_h put back, as exact zeros."""
+    g = [arb(0)] * h + w.g
+    if not isinstance(w, cube_box.Jet):
+        return cube_box.Dual(w.v, g)
+    return cube_box.Jet(w.v, g, [[arb(0)] * (n - k) for k in range(h)] + w.H)
+
+
 @pytest.mark.parametrize("second", [False, True])
 def test_the_sums_over_all_cells_at_once_are_the_cell_by_cell_riemann_sums_bit_for_bit(second):
-    """``_sums`` forms the integrands of every cell in one pass (``cube_box.Cells``); each of its
-    entries is, midpoint and radius, the Riemann sum of section 15 formed one cell's ball at a
-    time (the route before: the integrands at one ball t, accumulated cell by cell, the strata
-    in order), plus the tail.  Red when a cell operation swaps its operands or the sum its
-    order."""
+    """``_sums`` forms the integrands of every cell in one pass (``cube_box.Cells``) and carries
+    on stratum h only the partials in r_k, k >= h; each of its entries is, midpoint and radius,
+    the Riemann sum of section 15 formed one cell's ball at a time with every partial (the
+    route before: the integrands at one ball t, their partials in r_2 .. r_h as exact zeros,
+    accumulated cell by cell, the strata in order), plus the tail.  Red when a cell operation
+    swaps its operands, the sum changes its order or a stratum's offset is wrong."""
     d, first, sides = 3, 2.0 ** -3, [(0.5, 0.5625), (0.25, 0.3125)]
     box = [arb(a).union(arb(b)) for a, b in sides] if second else [arb(a) for a, _ in sides]
     dM, dm = cube_box._sums(d, box, first, second)
@@ -448,7 +457,8 @@ def test_the_sums_over_all_cells_at_once_are_the_cell_by_cell_riemann_sums_bit_f
     part = (lambda f, c: f.H[c[0]][c[1] - c[0]]) if second else (lambda f, c: f.g[c[0]])
     M = {c: [[arb(0)] * d for _ in range(d)] for c in comps}
     m = {c: [[arb(0)] * d for _ in range(d)] for c in comps}
-    weights = [cube_box._weights(d, h, box, second) for h in range(d)]
+    weights = [{j: _padded(w, h, d - 1) for j, w in cube_box._weights(d, h, box, second).items()}
+               for h in range(d)]
     for t, dt in cube_box._cells(first):
         for h in range(d):
             sec, mean, without = cube_box._integrands(d, h, weights[h], t)

@@ -157,16 +157,18 @@ def _decay(t: arb, w: Dual) -> Dual:
 
 def _weights(d: int, h: int, box: list[arb], second: bool) -> dict[int, Dual]:
     """w_j = r_(h+1) .. r_j (j >= h) over the box, as Duals (``second``: Jets; a product of
-    distinct ratios: its d^2/dr_k^2 is 0, its d^2/dr_k dr_l the product of the others)."""
+    distinct ratios: its d^2/dr_k^2 is 0, its d^2/dr_k dr_l the product of the others).  No
+    w_j of stratum h holds r_2 .. r_h, so neither does any of its integrands: their partials
+    carry only k >= h (``g[k - h]``, ``H[k - h][l - k]``); the others are 0."""
     n = d - 1
     out: dict[int, Dual] = {}
     for j in range(h, d):
         ks = range(h, j)
         v = _product(box, ks)
-        g = [_product(box, [l for l in ks if l != k]) if k in ks else arb(0) for k in range(n)]
+        g = [_product(box, [l for l in ks if l != k]) if k in ks else arb(0) for k in range(h, n)]
         out[j] = Jet(v, g, [[_product(box, [i for i in ks if i not in (k, l)])
                              if k != l and k in ks and l in ks else arb(0) for l in range(k, n)]
-                            for k in range(n)]) if second else Dual(v, g)
+                            for k in range(h, n)]) if second else Dual(v, g)
     return out
 
 
@@ -237,16 +239,16 @@ def _sums(d: int, box: list[arb], first: float, second: bool) -> tuple[dict, dic
     cells = _cells(first)
     t, dt = Cells([c for c, _ in cells]), Cells([w for _, w in cells])
     strata = [_integrands(d, h, weights[h], t) for h in range(d)]  # every cell at once
-    part = (lambda f, c: f.H[c[0]][c[1] - c[0]]) if second else (lambda f, c: f.g[c[0]])
+    part = (lambda f, c, h: f.H[c[0] - h][c[1] - c[0]]) if second else (lambda f, c, h: f.g[c[0] - h])
     for c in comps:
         terms: dict = {}  # ("M", i, j) or ("m", s, i): the terms of each stratum, h ascending
-        for h, (sec, mean, without) in enumerate(strata):
+        for h, (sec, mean, without) in enumerate(strata[:c[0] + 1]):  # above k: no r_k, terms 0
             for (i, j), f in sec.items():
-                terms.setdefault(("M", i, j), []).append(dt * part(f, c))
+                terms.setdefault(("M", i, j), []).append(dt * part(f, c, h))
             for s in range(h, d):  # the words of stratum h holding s (section 15)
                 for i, f in mean.items():
-                    off = part(without[s, i], c) if (s, i) in without else 0
-                    terms.setdefault(("m", s, i), []).append(dt * (part(f, c) - off))
+                    off = part(without[s, i], c, h) if (s, i) in without else 0
+                    terms.setdefault(("m", s, i), []).append(dt * (part(f, c, h) - off))
         for (kind, i, j), ts in terms.items():  # the Riemann sum: cell by cell, strata in order
             (dM if kind == "M" else dm)[c][i][j] = sum(chain.from_iterable(zip(*(x.x for x in ts))), arb(0))
     e = tail(d, second)
