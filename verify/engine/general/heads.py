@@ -25,12 +25,12 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from ..context import FP
+from ..context import FP, MP
 from ..formulas import pgf_terms
 from ..precision import check_dps, working
 from ..quadrature import integrate
 from .attention import TAIL_SAFETY, GeneralAttention, check_d_s, float_vector, mpf_vector
-from .backends import FLOAT_STEP, float_nodes, mp_exponentials, mp_node
+from .backends import FLOAT_STEP, float_nodes, mp_exponentials
 from .kernels import gram_weights
 from .moments import moments, moments_float
 
@@ -42,10 +42,11 @@ def _inner_second(att: GeneralAttention):
     d, dd, c = att.d, att.dd, att.c
     dd2 = dd * dd
 
-    def integrand(t):
-        nt = mp_node(mp_exponentials(t, att), att, 2, slices=False)
-        w_outer, w_diag = gram_weights(nt.G[1], nt.G[2], d)
-        x = nt.T[0]
+    def integrand(t):  # only G', G'' of the word pgf and the x_l (not mp_node's other terms)
+        ex = mp_exponentials(t, att)
+        G, _, _ = pgf_terms(MP, ex.small, None, None, att.p, att.q, 2)
+        w_outer, w_diag = gram_weights(G[1], G[2], d)
+        x = ex.x
         ax = x * (t * w_outer)
         b = t * w_diag
         out = []
