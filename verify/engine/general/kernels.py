@@ -126,8 +126,9 @@ def slice_contraction(kind: str, nt: NodeTerms, w, want: str = "ABQ") -> tuple:
             b_const = V2p * D[2] + e2 * G[2] + V1p * V1p * D[3] + cross * G[3]
         if want_q:
             q_val = V2p * D[1] + e2 * G[1] + V1p * V1p * D[2] + cross * G[2]
-    t1, t2 = nt.Td[1], nt.Td[2]  # tau_l x_l / d * (t v_l)^k = w_l^k tau_l^(k+1) x_l / d
     A = B = None
+    if "A" in want or want_b:  # Q alone reads neither Td nor G''' (a node of order 2 has neither)
+        t1, t2 = nt.Td[1], nt.Td[2]  # tau_l x_l / d * (t v_l)^k = w_l^k tau_l^(k+1) x_l / d
     if "A" in want:
         A = t2 * w * a_lin + t1 * a_const
         if kind == "neg":  # gamma_s = 0 on negative words

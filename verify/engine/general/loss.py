@@ -117,9 +117,10 @@ def run_contractions(att: GeneralAttention, parts: list) -> tuple[list, int]:
     sizes = [pt.size(d) for pt in parts]
     vectors = [mp_vector(pt.w) for pt in parts]
     slices = any(pt.kind == "neg" for pt in parts)
+    order = 3 if any(set(pt.want) & set("AB") for pt in parts) else 2  # Q alone: G, G'' only
 
     def integrand(t):
-        nt = att.node(t, 3, slices)  # pgf terms scaled by 1/t: integrands in t
+        nt = att.node(t, order, slices)  # pgf terms scaled by 1/t: integrands in t
         out = []
         for pt, w in zip(parts, vectors):
             out += _part_values(pt, w, nt, d)
