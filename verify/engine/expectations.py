@@ -125,16 +125,18 @@ def moment_integrand(t, s: MomentSetup, be: Context = MP) -> list:
     u_target, u_back = -t * s.c_target, -t * s.c_back
     x, y = be.exp(u_target), be.exp(u_back)
     one_minus_x, one_minus_y = -be.expm1(u_target), -be.expm1(u_back)
-    z = (x + d1 * y) / dd
-    small = (one_minus_x + d1 * one_minus_y) / dd + p * z  # 1 - q z
-    if s.family == "mu":  # G^(j)(z)
+    back, back_gap = d1 * y, d1 * one_minus_y  # the d - 1 background symbols' x and 1 - x
+    z = (x + back) / dd
+    small = (one_minus_x + back_gap) / dd + p * z  # 1 - q z
+    mu = s.family == "mu"
+    if mu:  # G^(j)(z)
         base, big, diff = x / dd, None, None
     else:  # G^(j)(z) - G^(j)(z0)
-        base = d1 * y / dd
-        big = (1 + d1 * one_minus_y) / dd + p * base  # 1 - q z0
+        base = back / dd
+        big = (1 + back_gap) / dd + p * base  # 1 - q z0
         diff = s.q * x / dd  # (1 - q z0) - (1 - q z)
-    G, _, D = pgf_terms(be, small, big, diff, p, s.q, order, g0=False, coefficients=s.pgf)
-    derivs = G if s.family == "mu" else D
+    G, _, D = pgf_terms(be, small, big, diff, p, s.q, order, g=mu, g0=False, coefficients=s.pgf)
+    derivs = G if mu else D
     weight = [None] + [b * g for b, g in zip(powers(base, order, be.one)[1:], derivs[1:])]
     out, tr = [], be.number(1)
     for r in range(1, order + 1):

@@ -43,11 +43,11 @@ def pgf_coefficients(p, q, order: int) -> list:
 
 
 def pgf_terms(ctx: Context, small, big, diff, p, q, order: int, g0: bool = True,
-              coefficients: list | None = None) -> tuple[list, list | None, list | None]:
+              coefficients: list | None = None, g: bool = True) -> tuple[list | None, list | None, list | None]:
     """``(G, G0, D)`` with ``G[j] = G^(j)(z)``, ``G0[j] = G^(j)(z0)`` and ``D[j] = G[j] - G0[j]``
     for j = 1..order (index 0 is None), from ``small = 1 - q z``, ``big = 1 - q z0`` and
     ``diff = big - small > 0``; ``G0``, ``D`` are None when ``big`` is None, ``G0`` when not
-    ``g0``.  ``coefficients``: :func:`pgf_coefficients` of ``(p, q, order)`` when the caller
+    ``g0``, ``G`` when not ``g`` (a caller that reads only the gaps).  ``coefficients``: :func:`pgf_coefficients` of ``(p, q, order)`` when the caller
     holds them.
 
     ``G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1)`` (proofs/model.md, section 2), and the gap is
@@ -63,7 +63,7 @@ def pgf_terms(ctx: Context, small, big, diff, p, q, order: int, g0: bool = True,
     """
     k = pgf_coefficients(p, q, order) if coefficients is None else coefficients
     inv_small = powers(1 / small, order + 1, ctx.one)
-    G = [None] + [k[j] * inv_small[j + 1] for j in range(1, order + 1)]
+    G = [None] + [k[j] * inv_small[j + 1] for j in range(1, order + 1)] if g else None
     if big is None:
         return G, None, None
     inv_big = powers(1 / big, order + 1, ctx.one)
