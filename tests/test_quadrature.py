@@ -1,7 +1,9 @@
 """The vector tanh-sinh rule on integrals with known values, and its tail stopping rule."""
 import mpmath
+import pytest
+from mpmath.calculus.quadrature import TanhSinh
 
-from verify.engine.quadrature import integrate
+from verify.engine.quadrature import _Interval, integrate
 
 
 def _exp_family(t):
@@ -63,3 +65,25 @@ def test_error_estimate_is_relative_to_the_value():
                         lambda T: [v * big for v in _exp_tail(T)])
         assert abs(res.values[0] - big) <= res.errors[0] + big * mpmath.mpf(10) ** -28
         assert res.max_relative_error < mpmath.mpf(10) ** -25
+
+
+
+@pytest.mark.parametrize("a, b", [(0, 1), (mpmath.mpf("0.25"), mpmath.mpf(3)), (-1, 1)])
+@pytest.mark.parametrize("prec", [53, 100, 173])
+def test_each_level_uses_mpmaths_nodes_and_weights_to_the_bit(a, b, prec):
+    """A level's nodes come from the node table shared by every integrate (mapped to [a, b]);
+    they and the level's sums are, bit for bit, those of a fresh TanhSinh's get_nodes (the
+    route before: each integrate made its own rule and table)."""
+    seen: list = []
+    with mpmath.workprec(prec):
+        iv = _Interval(lambda x: seen.append(x) or [x * x, mpmath.exp(-x)], mpmath.mpf(a), mpmath.mpf(b), False, [])
+        for degree in range(1, 5):
+            del seen[:]
+            iv.refine(TanhSinh(mpmath.mp), prec, 2)
+            nodes = TanhSinh(mpmath.mp).get_nodes(mpmath.mpf(a), mpmath.mpf(b), degree, prec)
+            assert [x._mpf_ for x in seen] == [x._mpf_ for x, _ in nodes]
+            h = mpmath.ldexp(1, -degree)
+            acc = [v / (2 * h) for v in iv.levels[-2]] if degree > 1 else [mpmath.mpf(0)] * 2
+            for x, w in nodes:
+                acc = [acc[0] + w * (x * x), acc[1] + w * mpmath.exp(-x)]
+            assert [v._mpf_ for v in iv.levels[-1]] == [(h * v)._mpf_ for v in acc]

@@ -12,6 +12,7 @@ tolerance.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Sequence
 
 import mpmath
@@ -59,6 +60,16 @@ def _estimate_error(levels: Sequence, eps: mpmath.mpf) -> mpmath.mpf:
     return scale * mpmath.mpf(10) ** max(l1**2 / l2, 2 * l1)
 
 
+@lru_cache(maxsize=64)
+def _standard_nodes(degree: int, prec: int) -> list:
+    """mpmath's tanh-sinh nodes and weights on [-1, 1] for one level and precision, computed once
+    per process: a ``TanhSinh`` keeps them per instance, and each :func:`integrate` makes its
+    own (the same numbers as ``rule.get_nodes``, which computes them at ``prec + 20``).  The
+    callers never change the list."""
+    with mpmath.workprec(prec + 20):
+        return TanhSinh(mpmath.mp).calc_nodes(degree, prec)
+
+
 @dataclass
 class _Interval:
     """Tanh-sinh sums of one interval, level by level (each level halves the step)."""
@@ -73,7 +84,8 @@ class _Interval:
     def refine(self, rule, prec: int, size: int) -> None:
         """Add the next level: only the new nodes are evaluated."""
         degree = len(self.levels) + 1
-        nodes = rule.get_nodes(self.a, self.b, degree, prec)
+        with mpmath.workprec(prec + 20):  # as rule.get_nodes does, with the shared table
+            nodes = rule.transform_nodes(_standard_nodes(degree, prec), self.a, self.b)
         h = mpmath.ldexp(1, -degree)
         acc = [lv / (2 * h) for lv in self.levels[-1]] if self.levels else [mpmath.mpf(0)] * size
         for x, w in nodes:
