@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -46,12 +47,14 @@ class Context:
     sqrt: Callable[[Any], Any]
     meet: Callable[[Any, Any], Any] | None = None
 
-    @property
+    @cached_property
     def zero(self) -> Any:
+        """0, exact in every number type: formed once (the kernels ask for it at every node)."""
         return self.number(0)
 
-    @property
+    @cached_property
     def one(self) -> Any:
+        """1, exact in every number type: formed once."""
         return self.number(1)
 
 

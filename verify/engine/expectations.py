@@ -138,7 +138,7 @@ def moment_integrand(t, s: MomentSetup, be: Context = MP) -> list:
     G, _, D = pgf_terms(be, small, big, diff, p, s.q, order, g=mu, g0=False, coefficients=s.pgf)
     derivs = G if mu else D
     weight = [None] + [b * g for b, g in zip(powers(base, order, be.one)[1:], derivs[1:])]
-    out, tr = [], be.number(1)
+    out, tr = [], be.one
     for r in range(1, order + 1):
         out.append(tr * sum(s.coeff[r - 1][j] * weight[j] for j in range(1, r + 1)))
         tr = tr * t
