@@ -25,7 +25,7 @@ EXPERIMENT_FILES = (("Table 1", "table1.md"), ("Figure 3", "figure3.png"),
                     ("heads needed (open question)", "heads.md"),
                     ("heads needed on the population loss", "heads-population.md"))
 PROFILE_HELP = ("the cases and efforts (default: default): quick (about a minute; what the tests "
-                "run), default (about 700 CPU-seconds: about 6 minutes on 2 idle cores, more on a "
+                "run), default (about 550 CPU-seconds: about 5 minutes on 2 idle cores, more on a "
                 "shared machine), or full (widest ranges, longest searches and Proposition 3 at "
                 "d = 5: hours; never measured in one run, estimated above 16,000 CPU-seconds, of "
                 "which the independent checker on the two d = 5 certificates takes about 8,300)")
