@@ -63,6 +63,7 @@ class Dual:
             return Dual(self.v + o.v, [a + b for a, b in zip(self.g, o.g)])
         return Dual(self.v + o, self.g)
 
+    __radd__ = __add__
 
     def __neg__(self) -> Dual:
         return Dual(-self.v, [-a for a in self.g])
@@ -105,6 +106,7 @@ class Jet(Dual):
                        [[a + b for a, b in zip(r, s)] for r, s in zip(self.H, o.H)])
         return Jet(self.v + o, self.g, self.H)
 
+    __radd__ = __add__
 
     def __neg__(self) -> Jet:
         return Jet(-self.v, [-a for a in self.g], [[-a for a in r] for r in self.H])
