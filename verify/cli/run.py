@@ -28,7 +28,8 @@ PROFILE_HELP = ("the cases and efforts (default: default): quick (about a minute
                 "run), default (about 550 CPU-seconds: about 5 minutes on 2 idle cores, more on a "
                 "shared machine), or full (widest ranges, longest searches and Proposition 3 at "
                 "d = 5: hours; never measured in one run, estimated above 16,000 CPU-seconds, of "
-                "which the independent checker on the two d = 5 certificates takes about 8,300)")
+                "which the independent checker on the two d = 5 certificates took about 8,300 "
+                "before its Riemann sums took half the CPU)")
 
 
 def report_path(args: argparse.Namespace, ids: Sequence[str] | None, profile: str) -> Path | None:
