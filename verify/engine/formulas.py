@@ -43,12 +43,13 @@ def pgf_coefficients(p, q, order: int) -> list:
 
 
 def pgf_terms(ctx: Context, small, big, diff, p, q, order: int, g0: bool = True,
-              coefficients: list | None = None, g: bool = True) -> tuple[list | None, list | None, list | None]:
+              coefficients: list | None = None,
+              g: bool = True) -> tuple[list | None, list | None, list | None]:
     """``(G, G0, D)`` with ``G[j] = G^(j)(z)``, ``G0[j] = G^(j)(z0)`` and ``D[j] = G[j] - G0[j]``
     for j = 1..order (index 0 is None), from ``small = 1 - q z``, ``big = 1 - q z0`` and
     ``diff = big - small > 0``; ``G0``, ``D`` are None when ``big`` is None, ``G0`` when not
-    ``g0``, ``G`` when not ``g`` (a caller that reads only the gaps).  ``coefficients``: :func:`pgf_coefficients` of ``(p, q, order)`` when the caller
-    holds them.
+    ``g0``, ``G`` when not ``g`` (a caller that reads only the gaps).  ``coefficients``:
+    :func:`pgf_coefficients` of ``(p, q, order)`` when the caller holds them.
 
     ``G^(j)(z) = j! p q^(j-1) / (1 - q z)^(j+1)`` (proofs/model.md, section 2), and the gap is
     formed without cancellation, a sum of positive terms:

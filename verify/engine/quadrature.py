@@ -61,13 +61,13 @@ def _estimate_error(levels: Sequence, eps: mpmath.mpf) -> mpmath.mpf:
 
 
 @lru_cache(maxsize=64)
-def _standard_nodes(degree: int, prec: int) -> list:
+def _standard_nodes(degree: int, prec: int) -> tuple:
     """mpmath's tanh-sinh nodes and weights on [-1, 1] for one level and precision, computed once
     per process: a ``TanhSinh`` keeps them per instance, and each :func:`integrate` makes its
-    own (the same numbers as ``rule.get_nodes``, which computes them at ``prec + 20``).  The
-    callers never change the list."""
+    own (the same numbers as ``rule.get_nodes``, which computes them at ``prec + 20``).  A
+    tuple, so that no caller can change the shared table."""
     with mpmath.workprec(prec + 20):
-        return TanhSinh(mpmath.mp).calc_nodes(degree, prec)
+        return tuple(TanhSinh(mpmath.mp).calc_nodes(degree, prec))
 
 
 @dataclass
