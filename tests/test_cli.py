@@ -149,6 +149,47 @@ def test_every_option_of_every_command_has_help():
                 and a.dest != "output"]
 
 
+def test_a_command_builds_only_its_modules_parser_and_parses_as_the_whole_one():
+    """build_parser(name) holds only the subcommands of name's module (COMMANDS), so a cold
+    `verify eval` does not import the claim registry or the constants; the table must match the
+    modules, and each subcommand must parse its example the same way in both parsers."""
+    import argparse
+    import shlex
+
+    from verify.cli.app import COMMANDS, build_parser
+
+    def choices(parser):
+        (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        return sub.choices
+
+    whole = choices(build_parser())
+    assert sorted(whole) == sorted(n for names in COMMANDS.values() for n in names)
+    for names in COMMANDS.values():
+        for name in names:
+            part = choices(build_parser(name))
+            assert sorted(part) == sorted(names)
+            example = whole[name].epilog.split("example:")[1].split("\n")[1].split()
+            argv = shlex.split(" ".join(example[1:]))  # the example without "verify"
+            ns_whole, ns_part = (build_parser(n).parse_args(argv) for n in (None, name))
+            assert {k: v for k, v in vars(ns_whole).items() if k != "handler"} == \
+                {k: v for k, v in vars(ns_part).items() if k != "handler"}
+    assert sorted(choices(build_parser("no-such-command"))) == sorted(whole)
+
+
+def test_eval_does_not_import_the_claim_registry_or_numpy():
+    """The point of the partial parser and of formulas' lazy numpy: a fresh process running
+    `verify eval` loads neither (the cold start of bench_startup.py; with --json the provenance
+    record names numpy's version and the constants' hash, so it loads both)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom verify.cli import main\n"
+            "main(['eval', '--d', '4', '--alpha-s', '1', '--beta-s', '2', '--dps', '15'])\n"
+            "print(sorted(m for m in ('numpy', 'sympy', 'verify.checks', 'verify.constants') if m in sys.modules), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+
+
 def test_a_run_in_a_log_prints_plain_progress_lines(capsys, monkeypatch):
     """Standard error is not a terminal under pytest, as in a CI log: the run reports through
     the plain progress lines (a line every PLAIN_SECONDS and a last one) instead of a silent

@@ -41,7 +41,7 @@ def _names(allowed, what: str):
     return parse
 
 
-def add_parser(sub, command) -> None:
+def add_parsers(sub, command) -> None:
     """Register the subcommand on ``verify``'s subparsers; ``command(sub, name, purpose,
     example)`` makes a subcommand whose help says what it is for, with an example."""
     ex = command(sub, "experiments", "rerun Section 5: six tasks x seven training plans over "

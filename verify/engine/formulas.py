@@ -16,9 +16,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-import numpy as np
-
 if TYPE_CHECKING:  # the contexts are handed in: nothing of context.py runs here
+    import numpy as np
+
     from .context import Context
 
 MERGE_RATIO = 8  # break points closer than this factor are one scale
@@ -131,9 +131,12 @@ def softmax_counts(counts: np.ndarray, logits: np.ndarray) -> np.ndarray:
     present weight is C_i * 1 >= a positive count and nothing overflows; absent symbols get
     exponent -inf, i.e. weight exactly 0, however large their logit.
 
+    >>> import numpy as np
     >>> softmax_counts(np.array([2.0, 0.0, 1.0]), np.array([0.0, 1e6, 0.0])).tolist()
     [0.6666666666666666, 0.0, 0.3333333333333333]
     """
+    import numpy as np  # here, not above: the mpf routes (a cold verify eval) never load numpy
+
     present = counts > 0
     masked = np.where(present, logits, -np.inf)
     shift = masked.max(axis=-1, keepdims=True)
