@@ -193,10 +193,13 @@ def symmetric_moments(d: int, gap, family: Family, order: int = 3, dps: int = 30
         K = tail_coefficients(s)
         rel_tol = mpmath.mpf(10) ** (-(dps + 2))
         points = scales([s.c_target, s.c_back], s.p)[:-1]
-        # first guess of the cut: where the bound reaches rel_tol * (bound at 0); doubled if needed
-        cut = (mpmath.log(max(K)) - mpmath.log(rel_tol) + order * 5) / s.c_target
-        if cut > points[-1]:
-            points.append(cut)
+        # first guess of the cut: where the bound K_r e^(-t c_target) reaches rel_tol, and no
+        # earlier than the decay scale 1/c_target (K may be tiny, or 0 at d = 2 for nu); doubled
+        # if needed.  Every integrand decays like e^(-t c_target), so a scale beyond the cut
+        # (1/c_back for nu at a large gap, where y = e^(-t c_back) turns over) holds nothing the
+        # tolerance sees: the range ends at the cut, and the proven tail bound covers the rest.
+        cut = max((mpmath.log(max(K)) - mpmath.log(rel_tol) + order * 5) / s.c_target, 1 / s.c_target)
+        points = [pt for pt in points if pt < cut] + [cut]
         result = integrate(lambda t: moment_integrand(t, s), points, order,
                            lambda T: tail_bound(T, s, coefficients=K), rel_tol=rel_tol)
         return Moments(family, result.values, result.errors, result.evaluations)
